@@ -1,0 +1,11 @@
+//! # ndncc-core
+//!
+//! A fast, deterministic, packet-level discrete-event simulator for congestion control in
+//! Named Data Networking.
+pub mod cc;
+pub mod ids;
+pub mod packet;
+pub mod queue;
+pub mod rtt;
+pub mod time;
+pub mod units;

@@ -1,0 +1,155 @@
+//! Simulated time: integer nanoseconds, never floating point.
+//!
+//! `SimTime` is an instant since the start of a run; `SimDuration` a span. Both are
+//! `u64` nanoseconds, so a run lasting 584 years is the ceiling. Models convert to `f64`
+//! only inside formulas (CUBIC's `t - K`, rates).
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// An instant of simulated time, in nanoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+/// A span of simulated time, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimDuration(pub u64);
+
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub fn from_secs_f64(s: f64) -> SimTime {
+        SimTime((s * NANOS_PER_SEC as f64).round() as u64)
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NANOS_PER_SEC as f64
+    }
+    pub fn nanos(self) -> u64 {
+        self.0
+    }
+    /// Time elapsed since `earlier`, or zero if `earlier` is later.
+    pub fn saturating_since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+    /// The first multiple of `tick` at or after `self` (a coarse clock's next edge).
+    pub fn ceil_to(self, tick: SimDuration) -> SimTime {
+        if tick.0 == 0 {
+            return self;
+        }
+        let rem = self.0 % tick.0;
+        if rem == 0 {
+            self
+        } else {
+            SimTime(self.0 - rem + tick.0)
+        }
+    }
+}
+
+impl SimDuration {
+    pub const ZERO: SimDuration = SimDuration(0);
+    pub const MAX: SimDuration = SimDuration(u64::MAX);
+
+    pub const fn from_nanos(n: u64) -> SimDuration {
+        SimDuration(n)
+    }
+    pub const fn from_micros(us: u64) -> SimDuration {
+        SimDuration(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> SimDuration {
+        SimDuration(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> SimDuration {
+        SimDuration(s * NANOS_PER_SEC)
+    }
+    pub fn from_secs_f64(s: f64) -> SimDuration {
+        SimDuration((s.max(0.0) * NANOS_PER_SEC as f64).round() as u64)
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NANOS_PER_SEC as f64
+    }
+    pub fn nanos(self) -> u64 {
+        self.0
+    }
+    pub fn mul_f64(self, k: f64) -> SimDuration {
+        SimDuration::from_secs_f64(self.as_secs_f64() * k)
+    }
+    pub fn saturating_mul(self, k: u64) -> SimDuration {
+        SimDuration(self.0.saturating_mul(k))
+    }
+    /// Time to serialise `bytes` onto a link of `bits_per_sec`, rounded up to whole ns.
+    pub fn transmission(bytes: u64, bits_per_sec: u64) -> SimDuration {
+        debug_assert!(bits_per_sec > 0);
+        let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
+        SimDuration(bits.div_ceil(bits_per_sec as u128) as u64)
+    }
+}
+
+impl Add<SimDuration> for SimTime {
+    type Output = SimTime;
+    fn add(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+impl AddAssign<SimDuration> for SimTime {
+    fn add_assign(&mut self, d: SimDuration) {
+        self.0 = self.0.saturating_add(d.0);
+    }
+}
+impl Sub<SimTime> for SimTime {
+    type Output = SimDuration;
+    /// Panics in debug builds if `rhs` is later; use `saturating_since` when unsure.
+    fn sub(self, rhs: SimTime) -> SimDuration {
+        debug_assert!(self.0 >= rhs.0, "time went backwards");
+        SimDuration(self.0.saturating_sub(rhs.0))
+    }
+}
+impl Add for SimDuration {
+    type Output = SimDuration;
+    fn add(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(d.0))
+    }
+}
+impl Sub for SimDuration {
+    type Output = SimDuration;
+    fn sub(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_sub(d.0))
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.6}ms", self.0 as f64 / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_1024_byte_packet_takes_819_2_us_on_10_mbps() {
+        assert_eq!(SimDuration::transmission(1024, 10_000_000).0, 819_200);
+    }
+
+    #[test]
+    fn transmission_time_rounds_up_to_whole_nanoseconds() {
+        // 1 byte at 3 bit/s = 8/3 s = 2.666...e9 ns -> rounds up.
+        assert_eq!(SimDuration::transmission(1, 3).0, 2_666_666_667);
+    }
+
+    #[test]
+    fn ceil_to_moves_to_the_next_tick_edge_only_when_off_edge() {
+        let tick = SimDuration::from_millis(100);
+        assert_eq!(SimTime(0).ceil_to(tick), SimTime(0));
+        assert_eq!(SimTime(1).ceil_to(tick), SimTime(100_000_000));
+        assert_eq!(SimTime(200_000_000).ceil_to(tick), SimTime(200_000_000));
+    }
+}

@@ -1,0 +1,269 @@
+//! Human units in scenario files: `"5Mbps"`, `"10ms"`, `"10MB"`, `"1%"`.
+//!
+//! Each type deserialises from a string with a unit, and serialises back to a canonical string,
+//! so a resolved scenario written to `manifest.json` reads like the file it came from. Bare
+//! numbers are accepted only where the unit is unambiguous (packets, fractions).
+
+use std::fmt;
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::time::SimDuration;
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // "e" may start a unit only if what follows is not a digit; keep it simple: units here never start with e.
+    let (num, unit) = s.split_at(end);
+    let v: f64 = num.parse().ok()?;
+    if !v.is_finite() {
+        return None;
+    }
+    Some((v, unit.trim()))
+}
+
+/// A time span: `"10ms"`, `"1.5s"`, `"250us"`, `"100ns"`, `"2min"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Duration(pub SimDuration);
+
+impl Duration {
+    pub fn parse(s: &str) -> Result<Duration, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a duration (e.g. \"10ms\", \"1.5s\")"))?;
+        if v < 0.0 {
+            return Err(format!("duration '{s}' is negative"));
+        }
+        let ns_per = match unit {
+            "ns" => 1.0,
+            "us" | "µs" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "min" => 60e9,
+            "h" => 3600e9,
+            "" => return Err(format!("duration '{s}' has no unit (write e.g. \"{s}ms\" or \"{s}s\")")),
+            u => return Err(format!("unknown time unit '{u}' in '{s}' (expected ns, us, ms, s, min, h)")),
+        };
+        Ok(Duration(SimDuration((v * ns_per).round() as u64)))
+    }
+    pub fn from_millis(ms: u64) -> Duration {
+        Duration(SimDuration::from_millis(ms))
+    }
+    pub fn from_secs(s: u64) -> Duration {
+        Duration(SimDuration::from_secs(s))
+    }
+    pub fn get(self) -> SimDuration {
+        self.0
+    }
+}
+
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = self.0 .0;
+        if ns == 0 {
+            write!(f, "0s")
+        } else if ns % 1_000_000_000 == 0 {
+            write!(f, "{}s", ns / 1_000_000_000)
+        } else if ns % 1_000_000 == 0 {
+            write!(f, "{}ms", ns / 1_000_000)
+        } else if ns % 1_000 == 0 {
+            write!(f, "{}us", ns / 1_000)
+        } else {
+            write!(f, "{ns}ns")
+        }
+    }
+}
+
+/// A bit rate: `"5Mbps"`, `"1.5Gbps"`, `"600kbps"`, `"9600bps"`. "M" is 10^6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bandwidth(pub u64);
+
+impl Bandwidth {
+    pub fn parse(s: &str) -> Result<Bandwidth, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a bandwidth (e.g. \"10Mbps\")"))?;
+        let mult = match unit.to_ascii_lowercase().as_str() {
+            "bps" | "bit/s" => 1.0,
+            "kbps" | "kbit/s" | "kb/s" => 1e3,
+            "mbps" | "mbit/s" | "mb/s" => 1e6,
+            "gbps" | "gbit/s" | "gb/s" => 1e9,
+            "" => return Err(format!("bandwidth '{s}' has no unit (write e.g. \"{s}Mbps\")")),
+            _ => return Err(format!("unknown bandwidth unit '{unit}' in '{s}' (expected bps, kbps, Mbps, Gbps)")),
+        };
+        let bps = (v * mult).round();
+        if bps < 1.0 {
+            return Err(format!("bandwidth '{s}' must be positive"));
+        }
+        Ok(Bandwidth(bps as u64))
+    }
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+    pub fn mbps(m: u64) -> Bandwidth {
+        Bandwidth(m * 1_000_000)
+    }
+}
+
+impl fmt::Display for Bandwidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b % 1_000_000_000 == 0 {
+            write!(f, "{}Gbps", b / 1_000_000_000)
+        } else if b % 1_000_000 == 0 {
+            write!(f, "{}Mbps", b / 1_000_000)
+        } else if b % 1_000 == 0 {
+            write!(f, "{}kbps", b / 1_000)
+        } else {
+            write!(f, "{b}bps")
+        }
+    }
+}
+
+/// A size in bytes: `"10MB"` (10^6), `"10MiB"` (2^20), `"1024B"`, `"64KiB"`, or a bare integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    pub fn parse(s: &str) -> Result<Bytes, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a size (e.g. \"1024B\", \"10MB\")"))?;
+        let mult = match unit {
+            "" | "B" => 1.0,
+            "kB" | "KB" => 1e3,
+            "MB" => 1e6,
+            "GB" => 1e9,
+            "KiB" => 1024.0,
+            "MiB" => 1048576.0,
+            "GiB" => 1073741824.0,
+            _ => return Err(format!("unknown size unit '{unit}' in '{s}' (expected B, kB, MB, GB, KiB, MiB, GiB)")),
+        };
+        if v < 0.0 {
+            return Err(format!("size '{s}' is negative"));
+        }
+        Ok(Bytes((v * mult).round() as u64))
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}B", self.0)
+    }
+}
+
+/// A probability or share: `"1%"`, `"0.01"`, or a bare number in [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+pub struct Fraction(pub f64);
+
+impl Fraction {
+    pub fn parse(s: &str) -> Result<Fraction, String> {
+        let t = s.trim();
+        let v = if let Some(p) = t.strip_suffix('%') {
+            p.trim().parse::<f64>().map_err(|_| format!("'{s}' is not a percentage"))? / 100.0
+        } else {
+            t.parse::<f64>().map_err(|_| format!("'{s}' is not a fraction (e.g. \"1%\" or 0.01)"))?
+        };
+        Fraction::checked(v).ok_or_else(|| format!("'{s}' is outside [0, 1]"))
+    }
+    fn checked(v: f64) -> Option<Fraction> {
+        (0.0..=1.0).contains(&v).then_some(Fraction(v))
+    }
+}
+
+impl fmt::Display for Fraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}%", self.0 * 100.0)
+    }
+}
+
+macro_rules! string_unit_serde {
+    ($t:ty, $expecting:literal, $allow_int:expr, $allow_float:expr) => {
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.to_string())
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> de::Visitor<'de> for V {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$t, E> {
+                        <$t>::parse(v).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$t, E> {
+                        if $allow_int {
+                            <$t>::parse(&v.to_string()).map_err(E::custom)
+                        } else {
+                            Err(E::custom(format!("{v} has no unit: {}", $expecting)))
+                        }
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$t, E> {
+                        self.visit_i64(v as i64)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$t, E> {
+                        if $allow_float {
+                            <$t>::parse(&v.to_string()).map_err(E::custom)
+                        } else {
+                            Err(E::custom(format!("{v} has no unit: {}", $expecting)))
+                        }
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+string_unit_serde!(Duration, "a duration with a unit, e.g. \"10ms\"", false, false);
+string_unit_serde!(Bandwidth, "a bandwidth with a unit, e.g. \"10Mbps\"", false, false);
+string_unit_serde!(Bytes, "a size, e.g. \"1024B\" or \"10MB\"", true, false);
+string_unit_serde!(Fraction, "a fraction, e.g. \"1%\" or 0.01", true, true);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_every_unit() {
+        assert_eq!(Duration::parse("10ms").unwrap().0 .0, 10_000_000);
+        assert_eq!(Duration::parse("1.5s").unwrap().0 .0, 1_500_000_000);
+        assert_eq!(Duration::parse("250us").unwrap().0 .0, 250_000);
+        assert_eq!(Duration::parse("2min").unwrap().0 .0, 120_000_000_000);
+        assert!(Duration::parse("10").unwrap_err().contains("no unit"));
+        assert!(Duration::parse("10mss").unwrap_err().contains("unknown time unit 'mss'"));
+    }
+
+    #[test]
+    fn bandwidths_use_decimal_prefixes() {
+        assert_eq!(Bandwidth::parse("5Mbps").unwrap().0, 5_000_000);
+        assert_eq!(Bandwidth::parse("1.5Gbps").unwrap().0, 1_500_000_000);
+        assert_eq!(Bandwidth::parse("600kbps").unwrap().0, 600_000);
+        assert!(Bandwidth::parse("5MB").is_err());
+    }
+
+    #[test]
+    fn sizes_distinguish_mb_from_mib() {
+        assert_eq!(Bytes::parse("10MB").unwrap().0, 10_000_000);
+        assert_eq!(Bytes::parse("10MiB").unwrap().0, 10_485_760);
+        assert_eq!(Bytes::parse("1024").unwrap().0, 1024);
+    }
+
+    #[test]
+    fn fractions_accept_percentages_and_reject_out_of_range() {
+        assert_eq!(Fraction::parse("1%").unwrap().0, 0.01);
+        assert_eq!(Fraction::parse("0.25").unwrap().0, 0.25);
+        assert!(Fraction::parse("120%").is_err());
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["10ms", "1500ms", "2s", "250us"] {
+            assert_eq!(Duration::parse(s).unwrap().to_string(), Duration::parse(s).unwrap().to_string());
+        }
+        assert_eq!(Bandwidth::parse("12Mbps").unwrap().to_string(), "12Mbps");
+        assert_eq!(Duration::parse("1.5s").unwrap().to_string(), "1500ms");
+    }
+}
