@@ -1,1 +1,11 @@
+//! The NDN forwarder's tables and strategies. The packet-processing pipeline itself lives in
+//! `world::forwarding`, where it can reach faces and applications.
+
+pub mod cs;
+pub mod fib;
+pub mod pit;
 pub mod strategy;
+
+pub use cs::ContentStore;
+pub use fib::{Fib, FibEntryId, NextHop};
+pub use pit::{InRecord, OutRecord, Pit, PitEntry};

@@ -1,2 +1,87 @@
+//! Forwarding strategies: which upstream faces an Interest goes to, and what a strategy learns
+//! from Data, NACKs and expiries. One strategy per file; built-ins are dispatched statically.
+
+pub mod best_route;
 pub mod config;
+pub mod multicast;
+
+use smallvec::SmallVec;
+
+pub use best_route::BestRoute;
 pub use config::StrategyConfig;
+pub use multicast::Multicast;
+
+use super::fib::{FibEntryId, NextHop};
+use crate::face::Face;
+use crate::ids::FaceId;
+use crate::packet::Packet;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// What a strategy may look at when deciding.
+pub struct StrategyCtx<'a> {
+    pub now: SimTime,
+    /// The node's own random stream.
+    pub rng: &'a mut SimRng,
+    /// Every face in the world (index by `FaceId`); read pending-Interest counts and queue
+    /// state from here.
+    pub faces: &'a [Face],
+}
+
+/// Faces chosen for one Interest.
+pub type FaceList = SmallVec<[FaceId; 4]>;
+
+pub trait Strategy: Send {
+    fn name(&self) -> &'static str;
+    /// Choose out-faces for an Interest. `nexthops` come from the FIB entry, sorted by cost, with
+    /// the in-face already removed. Leaving `out` empty makes the forwarder send a NACK NoRoute.
+    fn choose(
+        &mut self,
+        ctx: &mut StrategyCtx,
+        interest: &Packet,
+        in_face: FaceId,
+        fib_entry: FibEntryId,
+        nexthops: &[NextHop],
+        out: &mut FaceList,
+    );
+    /// A Data came back from `from` for an Interest this node forwarded.
+    fn on_data(&mut self, _ctx: &mut StrategyCtx, _data: &Packet, _from: FaceId, _fib_entry: Option<FibEntryId>) {}
+    /// A NACK came back from `from`. Return another face to try, or `None` to give up on that
+    /// face (the forwarder NACKs downstream once every out-face has NACKed).
+    fn on_nack(
+        &mut self,
+        _ctx: &mut StrategyCtx,
+        _nack: &Packet,
+        _from: FaceId,
+        _fib_entry: Option<FibEntryId>,
+        _untried: &[NextHop],
+    ) -> Option<FaceId> {
+        None
+    }
+    /// A PIT entry expired without Data; `out_faces` are the faces its Interest went to.
+    fn on_pit_expired(&mut self, _ctx: &mut StrategyCtx, _out_faces: &[FaceId], _fib_entry: Option<FibEntryId>) {}
+}
+
+/// A node's strategy: built-ins by value, user plug-ins boxed.
+pub enum AnyStrategy {
+    BestRoute(BestRoute),
+    Multicast(Multicast),
+    Custom(Box<dyn Strategy>),
+}
+
+impl AnyStrategy {
+    pub fn from_config(cfg: &StrategyConfig) -> AnyStrategy {
+        match cfg {
+            StrategyConfig::BestRoute => AnyStrategy::BestRoute(BestRoute),
+            StrategyConfig::Multicast => AnyStrategy::Multicast(Multicast),
+        }
+    }
+    #[inline]
+    pub fn get(&mut self) -> &mut dyn Strategy {
+        match self {
+            AnyStrategy::BestRoute(s) => s,
+            AnyStrategy::Multicast(s) => s,
+            AnyStrategy::Custom(s) => s.as_mut(),
+        }
+    }
+}

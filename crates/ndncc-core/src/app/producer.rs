@@ -1,0 +1,71 @@
+//! Producer: answers every Interest under its prefix with a Data of a fixed size, optionally
+//! after a processing delay.
+
+use std::collections::VecDeque;
+
+use super::{AppCtx, Application};
+use crate::packet::Packet;
+use crate::recorder::{Recorder, SummaryRow};
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug)]
+pub struct ProducerParams {
+    pub name: String,
+    /// Payload bytes per Data (what a consumer counts as goodput).
+    pub payload: u32,
+    /// Header bytes added on the wire.
+    pub overhead: u32,
+    pub processing_delay: SimDuration,
+}
+
+pub struct Producer {
+    p: ProducerParams,
+    /// Data waiting out the processing delay, in the order they become ready.
+    pending: VecDeque<(SimTime, Packet)>,
+    interests_received: u64,
+    data_sent: u64,
+}
+
+impl Producer {
+    pub fn new(p: ProducerParams) -> Producer {
+        Producer { p, pending: VecDeque::new(), interests_received: 0, data_sent: 0 }
+    }
+    fn flush(&mut self, ctx: &mut AppCtx) {
+        while let Some((t, d)) = self.pending.front().copied() {
+            if t > ctx.now {
+                ctx.wake_at(t);
+                break;
+            }
+            self.pending.pop_front();
+            self.data_sent += 1;
+            ctx.send(d);
+        }
+    }
+}
+
+impl Application for Producer {
+    fn on_start(&mut self, _ctx: &mut AppCtx) {}
+    fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
+        if !packet.is_interest() {
+            return;
+        }
+        self.interests_received += 1;
+        let data = Packet::data_for(packet, self.p.payload + self.p.overhead);
+        if self.p.processing_delay == SimDuration::ZERO {
+            self.data_sent += 1;
+            ctx.send(data);
+        } else {
+            self.pending.push_back((ctx.now + self.p.processing_delay, data));
+            self.flush(ctx);
+        }
+    }
+    fn on_wake(&mut self, ctx: &mut AppCtx) {
+        self.flush(ctx);
+    }
+    fn sample(&self, _now: SimTime, _recorder: &mut Recorder) {}
+    fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
+        let n = &self.p.name;
+        out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, "packets"));
+        out.push(SummaryRow::new(n, "producer", "data_sent", self.data_sent as f64, "packets"));
+    }
+}

@@ -1,0 +1,93 @@
+//! Content Store: an LRU cache of Data by exact name, with optional freshness.
+
+use std::num::NonZeroUsize;
+
+use lru::LruCache;
+
+use crate::packet::{Name, Packet};
+use crate::time::{SimDuration, SimTime};
+
+pub struct ContentStore {
+    cache: LruCache<Name, (Packet, SimTime)>,
+    /// How long a cached Data may answer Interests; zero = forever.
+    freshness: SimDuration,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+impl ContentStore {
+    /// `None` when capacity is 0 (the store is off).
+    pub fn new(capacity: usize, freshness: SimDuration) -> Option<ContentStore> {
+        NonZeroUsize::new(capacity).map(|c| ContentStore { cache: LruCache::new(c), freshness, hits: 0, misses: 0 })
+    }
+
+    pub fn insert(&mut self, data: &Packet, now: SimTime) {
+        let stale_at = if self.freshness == SimDuration::ZERO { SimTime::MAX } else { now + self.freshness };
+        let mut stored = *data;
+        // The cached copy is clean: marks and rate stamps belong to the path it came over.
+        stored.mark = 0;
+        stored.rate = f64::INFINITY;
+        stored.hops = 0;
+        self.cache.put(data.name, (stored, stale_at));
+    }
+
+    /// A fresh Data for `name`, refreshing its LRU position.
+    pub fn lookup(&mut self, name: &Name, now: SimTime) -> Option<Packet> {
+        match self.cache.get(name) {
+            Some((p, stale_at)) if *stale_at > now => {
+                self.hits += 1;
+                Some(*p)
+            }
+            _ => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.cache.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.cache.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NameId;
+
+    fn data(seg: u64) -> Packet {
+        let i = Packet::interest(Name { prefix: NameId(0), seg }, 40, 7, 0);
+        Packet::data_for(&i, 1000)
+    }
+
+    #[test]
+    fn capacity_zero_means_no_store() {
+        assert!(ContentStore::new(0, SimDuration::ZERO).is_none());
+    }
+
+    #[test]
+    fn the_least_recently_used_entry_is_evicted() {
+        let mut cs = ContentStore::new(2, SimDuration::ZERO).unwrap();
+        cs.insert(&data(1), SimTime(0));
+        cs.insert(&data(2), SimTime(0));
+        assert!(cs.lookup(&data(1).name, SimTime(1)).is_some()); // 1 is now most recent
+        cs.insert(&data(3), SimTime(2)); // evicts 2
+        assert!(cs.lookup(&data(2).name, SimTime(3)).is_none());
+        assert!(cs.lookup(&data(1).name, SimTime(3)).is_some());
+        assert_eq!((cs.hits, cs.misses), (2, 1));
+    }
+
+    #[test]
+    fn stale_data_does_not_answer_and_marks_are_not_cached() {
+        let mut cs = ContentStore::new(4, SimDuration::from_millis(10)).unwrap();
+        let mut d = data(1);
+        d.mark = 1;
+        cs.insert(&d, SimTime(0));
+        let hit = cs.lookup(&d.name, SimTime(9_999_999)).unwrap();
+        assert_eq!(hit.mark, 0);
+        assert!(cs.lookup(&d.name, SimTime(10_000_000)).is_none());
+    }
+}

@@ -1,0 +1,117 @@
+//! Forwarding Information Base: longest-prefix match on name components; next hops sorted by cost.
+
+use smallvec::SmallVec;
+
+use crate::ids::{FaceId, NameId};
+use crate::names::{components, is_prefix, NameTable};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextHop {
+    pub face: FaceId,
+    pub cost: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct FibEntry {
+    pub prefix: String,
+    comps: Vec<String>,
+    /// Sorted by (cost, face) so "best" is first and ties break deterministically.
+    pub nexthops: SmallVec<[NextHop; 4]>,
+}
+
+/// Index of an entry in a node's FIB (stable once built; strategies key state by it).
+pub type FibEntryId = u32;
+
+#[derive(Clone, Debug, Default)]
+pub struct Fib {
+    entries: Vec<FibEntry>,
+    /// LPM result per interned name, filled lazily: `None` = not computed, `Some(None)` = no match.
+    cache: Vec<Option<Option<FibEntryId>>>,
+}
+
+impl Fib {
+    /// Add (or update the cost of) a next hop for `prefix`.
+    pub fn add_route(&mut self, prefix: &str, face: FaceId, cost: u64) {
+        let comps = components(prefix);
+        let idx = match self.entries.iter().position(|e| e.comps == comps) {
+            Some(i) => i,
+            None => {
+                self.entries.push(FibEntry { prefix: crate::names::canonical(prefix), comps, nexthops: SmallVec::new() });
+                self.entries.len() - 1
+            }
+        };
+        let e = &mut self.entries[idx];
+        e.nexthops.retain(|n| n.face != face);
+        e.nexthops.push(NextHop { face, cost });
+        e.nexthops.sort_by_key(|n| (n.cost, n.face));
+        self.cache.clear();
+    }
+
+    /// Longest-prefix match for the interned name `id`.
+    pub fn lookup(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
+        let i = id.idx();
+        if i >= self.cache.len() {
+            self.cache.resize(names.len().max(i + 1), None);
+        }
+        if let Some(hit) = self.cache[i] {
+            return hit;
+        }
+        let name = names.components(id);
+        let best = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| is_prefix(&e.comps, name))
+            .max_by_key(|(idx, e)| (e.comps.len(), std::cmp::Reverse(*idx)))
+            .map(|(idx, _)| idx as FibEntryId);
+        self.cache[i] = Some(best);
+        best
+    }
+
+    pub fn entry(&self, id: FibEntryId) -> &FibEntry {
+        &self.entries[id as usize]
+    }
+    pub fn entries(&self) -> &[FibEntry] {
+        &self.entries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_matching_prefix_wins() {
+        let mut names = NameTable::default();
+        let mut fib = Fib::default();
+        fib.add_route("/", FaceId(0), 1);
+        fib.add_route("/a", FaceId(1), 1);
+        fib.add_route("/a/b", FaceId(2), 1);
+        let abc = names.intern("/a/b/c");
+        let ax = names.intern("/a/x");
+        let z = names.intern("/z");
+        let hop = |fib: &mut Fib, n| fib.entry(fib.lookup(n, &names).unwrap()).nexthops[0].face;
+        assert_eq!(hop(&mut fib, abc), FaceId(2));
+        assert_eq!(hop(&mut fib, ax), FaceId(1));
+        assert_eq!(hop(&mut fib, z), FaceId(0));
+    }
+
+    #[test]
+    fn no_match_without_a_covering_prefix() {
+        let mut names = NameTable::default();
+        let mut fib = Fib::default();
+        fib.add_route("/a", FaceId(1), 1);
+        let ab = names.intern("/ab");
+        assert_eq!(fib.lookup(ab, &names), None);
+    }
+
+    #[test]
+    fn next_hops_are_ordered_by_cost_and_readding_updates_cost() {
+        let mut fib = Fib::default();
+        fib.add_route("/p", FaceId(3), 5);
+        fib.add_route("/p", FaceId(1), 2);
+        fib.add_route("/p", FaceId(3), 1);
+        let hops: Vec<_> = fib.entry(0).nexthops.iter().map(|n| (n.face.0, n.cost)).collect();
+        assert_eq!(hops, vec![(3, 1), (1, 2)]);
+    }
+}

@@ -1,0 +1,163 @@
+//! Pending Interest Table: one entry per exact name, remembering which downstream faces asked
+//! (in-records) and where the Interest went (out-records).
+//!
+//! Expiry is lazy: every insert or refresh pushes (expiry, name) on a min-heap; the forwarder
+//! sweeps the heap at the earliest expiry and skips items whose entry is gone or was refreshed.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::fib::FibEntryId;
+use crate::ids::FaceId;
+use crate::packet::{NackReason, Name, Packet};
+use crate::time::SimTime;
+
+#[derive(Clone, Copy, Debug)]
+pub struct InRecord {
+    pub face: FaceId,
+    pub nonce: u32,
+    pub expiry: SimTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct OutRecord {
+    pub face: FaceId,
+    pub nonce: u32,
+    pub sent_at: SimTime,
+    pub nacked: Option<NackReason>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PitEntry {
+    pub in_records: SmallVec<[InRecord; 2]>,
+    pub out_records: SmallVec<[OutRecord; 2]>,
+    /// When the whole entry expires (latest in-record expiry).
+    pub expiry: SimTime,
+    /// PCON both-direction rule: the Interest left on a face whose queue was marking, so the
+    /// Data answering it is marked on its way back.
+    pub marked: bool,
+    pub fib_entry: Option<FibEntryId>,
+    /// The last Interest received for this name (template for NACKs).
+    pub interest: Packet,
+}
+
+impl PitEntry {
+    pub fn has_nonce(&self, nonce: u32) -> bool {
+        self.in_records.iter().any(|r| r.nonce == nonce) || self.out_records.iter().any(|r| r.nonce == nonce)
+    }
+    pub fn in_record_mut(&mut self, face: FaceId) -> Option<&mut InRecord> {
+        self.in_records.iter_mut().find(|r| r.face == face)
+    }
+    pub fn out_record_mut(&mut self, face: FaceId) -> Option<&mut OutRecord> {
+        self.out_records.iter_mut().find(|r| r.face == face)
+    }
+    /// Every out-record has been answered by a NACK.
+    pub fn all_nacked(&self) -> bool {
+        !self.out_records.is_empty() && self.out_records.iter().all(|r| r.nacked.is_some())
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct Pit {
+    map: FxHashMap<Name, PitEntry>,
+    expiries: BinaryHeap<Reverse<(SimTime, Name)>>,
+}
+
+impl Pit {
+    pub fn get(&self, name: &Name) -> Option<&PitEntry> {
+        self.map.get(name)
+    }
+    pub fn get_mut(&mut self, name: &Name) -> Option<&mut PitEntry> {
+        self.map.get_mut(name)
+    }
+    pub fn insert(&mut self, name: Name, entry: PitEntry) {
+        self.expiries.push(Reverse((entry.expiry, name)));
+        self.map.insert(name, entry);
+    }
+    pub fn remove(&mut self, name: &Name) -> Option<PitEntry> {
+        self.map.remove(name)
+    }
+    /// Record that `name`'s entry now expires at `at` (after a refresh).
+    pub fn note_expiry(&mut self, name: Name, at: SimTime) {
+        self.expiries.push(Reverse((at, name)));
+    }
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+    /// The earliest time something may expire.
+    pub fn next_expiry(&self) -> Option<SimTime> {
+        self.expiries.peek().map(|Reverse((t, _))| *t)
+    }
+    /// Remove and return every entry whose expiry is at or before `now`.
+    pub fn take_expired(&mut self, now: SimTime, out: &mut Vec<(Name, PitEntry)>) {
+        while let Some(Reverse((t, name))) = self.expiries.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.expiries.pop();
+            let live = matches!(self.map.get(&name), Some(e) if e.expiry <= now);
+            if live {
+                if let Some(e) = self.map.remove(&name) {
+                    out.push((name, e));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NameId;
+
+    fn entry(expiry: u64) -> PitEntry {
+        let name = Name { prefix: NameId(0), seg: 1 };
+        PitEntry {
+            in_records: SmallVec::new(),
+            out_records: SmallVec::new(),
+            expiry: SimTime(expiry),
+            marked: false,
+            fib_entry: None,
+            interest: Packet::interest(name, 40, 1, 0),
+        }
+    }
+
+    #[test]
+    fn only_entries_past_their_latest_expiry_are_taken() {
+        let mut pit = Pit::default();
+        let a = Name { prefix: NameId(0), seg: 1 };
+        let b = Name { prefix: NameId(0), seg: 2 };
+        pit.insert(a, entry(100));
+        pit.insert(b, entry(100));
+        // b is refreshed to 300 before the sweep: its stale heap item must be skipped.
+        pit.get_mut(&b).unwrap().expiry = SimTime(300);
+        pit.note_expiry(b, SimTime(300));
+        let mut out = Vec::new();
+        pit.take_expired(SimTime(150), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].0, a);
+        assert_eq!(pit.next_expiry(), Some(SimTime(300)));
+        out.clear();
+        pit.take_expired(SimTime(300), &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(pit.is_empty());
+    }
+
+    #[test]
+    fn a_satisfied_entry_leaves_only_a_stale_heap_item() {
+        let mut pit = Pit::default();
+        let a = Name { prefix: NameId(0), seg: 1 };
+        pit.insert(a, entry(100));
+        pit.remove(&a);
+        let mut out = Vec::new();
+        pit.take_expired(SimTime(1000), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(pit.next_expiry(), None);
+    }
+}

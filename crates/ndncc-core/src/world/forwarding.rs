@@ -1,0 +1,303 @@
+//! The forwarding pipeline of a node: Interest (CS → PIT → FIB → strategy → modules → face),
+//! Data (PIT → modules → CS → every downstream), NACK (PIT → strategy → downstream), and PIT
+//! expiry.
+
+use smallvec::SmallVec;
+
+use super::{Event, World};
+use crate::forwarder::fib::NextHop;
+use crate::forwarder::pit::{InRecord, OutRecord, PitEntry};
+use crate::forwarder::strategy::{FaceList, StrategyCtx};
+use crate::ids::{FaceId, NodeId};
+use crate::module::{InterestVerdict, ModuleCtx};
+use crate::packet::{NackReason, Packet, PacketKind};
+use crate::time::{SimDuration, SimTime};
+
+/// PIT sweeps are rounded up to this grain so a busy node sweeps at most once per grain.
+const PIT_SWEEP_GRAIN: SimDuration = SimDuration::from_millis(1);
+
+impl World {
+    /// A node receives `packet` on `in_face` (from a link or from one of its applications).
+    pub(super) fn receive(&mut self, in_face: FaceId, mut packet: Packet) {
+        let node = self.faces[in_face.idx()].node;
+        packet.hops = packet.hops.saturating_add(1);
+        match packet.kind {
+            PacketKind::Interest => self.on_interest(node, in_face, packet),
+            PacketKind::Data => self.on_data(node, in_face, packet),
+            PacketKind::Nack(r) => self.on_nack(node, in_face, packet, r),
+        }
+    }
+
+    fn nack_to(&mut self, face: FaceId, interest: &Packet, reason: NackReason) {
+        let nack = Packet::nack_for(interest, reason);
+        self.send_on_face(face, nack);
+    }
+
+    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: Packet) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        n.counters.interests_in += 1;
+        if let Some(cs) = n.cs.as_mut() {
+            if let Some(mut d) = cs.lookup(&pkt.name, now) {
+                n.counters.cs_hits += 1;
+                d.nonce = pkt.nonce;
+                self.send_on_face(in_face, d);
+                return;
+            }
+        }
+        let expiry = now + SimDuration(pkt.lifetime_ns);
+        let name = pkt.name;
+        if let Some(e) = n.pit.get_mut(&name) {
+            if e.has_nonce(pkt.nonce) {
+                n.counters.duplicates += 1;
+                let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == pkt.nonce);
+                if !same {
+                    self.nack_to(in_face, &pkt, NackReason::Duplicate);
+                }
+                return;
+            }
+            let known = match e.in_record_mut(in_face) {
+                Some(r) => {
+                    r.nonce = pkt.nonce;
+                    r.expiry = expiry;
+                    true
+                }
+                None => {
+                    e.in_records.push(InRecord { face: in_face, nonce: pkt.nonce, expiry });
+                    false
+                }
+            };
+            e.interest = pkt;
+            if expiry > e.expiry {
+                e.expiry = expiry;
+                n.pit.note_expiry(name, expiry);
+            }
+            if !known && !e.out_records.is_empty() {
+                // Another downstream already asked: aggregate.
+                n.counters.aggregated += 1;
+                return;
+            }
+            if known {
+                n.counters.retx_forwarded += 1;
+            }
+        } else {
+            let mut in_records = SmallVec::new();
+            in_records.push(InRecord { face: in_face, nonce: pkt.nonce, expiry });
+            let entry = PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry: None, interest: pkt };
+            n.pit.insert(name, entry);
+            self.ensure_pit_sweep(node);
+        }
+        let n = &mut self.nodes[node.idx()];
+        let Some(fe) = n.fib.lookup(name.prefix, &self.names) else {
+            self.no_route(node, in_face, &pkt);
+            return;
+        };
+        if let Some(e) = n.pit.get_mut(&name) {
+            e.fib_entry = Some(fe);
+        }
+        let nexthops: SmallVec<[NextHop; 4]> = n.fib.entry(fe).nexthops.iter().filter(|h| h.face != in_face).copied().collect();
+        let mut out = FaceList::new();
+        {
+            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            n.strategy.get().choose(&mut ctx, &pkt, in_face, fe, &nexthops, &mut out);
+        }
+        if out.is_empty() {
+            self.no_route(node, in_face, &pkt);
+            return;
+        }
+        for face in out {
+            self.forward_interest(node, face, pkt);
+        }
+    }
+
+    fn no_route(&mut self, node: NodeId, in_face: FaceId, pkt: &Packet) {
+        let n = &mut self.nodes[node.idx()];
+        n.counters.no_route += 1;
+        if let Some(e) = n.pit.get_mut(&pkt.name) {
+            e.in_records.retain(|r| r.face != in_face);
+            if e.in_records.is_empty() && e.out_records.is_empty() {
+                n.pit.remove(&pkt.name);
+            }
+        }
+        self.nack_to(in_face, pkt, NackReason::NoRoute);
+    }
+
+    /// Send an Interest on `out_face` after the router modules have seen it.
+    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, pkt: Packet) {
+        let now = self.now();
+        let mut p = pkt;
+        let n = &mut self.nodes[node.idx()];
+        let mut verdict = InterestVerdict::Send;
+        if !n.modules.is_empty() {
+            let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
+            for m in n.modules.iter_mut() {
+                verdict = m.on_interest_out(&mut ctx, out_face, &mut p);
+                if verdict != InterestVerdict::Send {
+                    break;
+                }
+            }
+        }
+        let Some(e) = n.pit.get_mut(&p.name) else { return };
+        match e.out_record_mut(out_face) {
+            Some(r) => {
+                r.nonce = p.nonce;
+                r.sent_at = now;
+                if r.nacked.take().is_some() {
+                    self.faces[out_face.idx()].pending_interests += 1;
+                }
+            }
+            None => {
+                e.out_records.push(OutRecord { face: out_face, nonce: p.nonce, sent_at: now, nacked: None });
+                self.faces[out_face.idx()].pending_interests += 1;
+            }
+        }
+        if let InterestVerdict::Reject(reason) = verdict {
+            let nack = Packet::nack_for(&p, reason);
+            self.on_nack(node, out_face, nack, reason);
+            return;
+        }
+        if self.faces[out_face.idx()].is_congested() {
+            e.marked = true;
+        }
+        self.send_on_face(out_face, p);
+    }
+
+    fn on_data(&mut self, node: NodeId, in_face: FaceId, pkt: Packet) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        n.counters.data_in += 1;
+        let Some(entry) = n.pit.remove(&pkt.name) else {
+            n.counters.unsolicited_data += 1;
+            return;
+        };
+        for r in &entry.out_records {
+            if r.nacked.is_none() {
+                let f = &mut self.faces[r.face.idx()];
+                f.pending_interests = f.pending_interests.saturating_sub(1);
+            }
+        }
+        let rtt = entry.out_records.iter().find(|r| r.face == in_face).map(|r| now.saturating_since(r.sent_at));
+        let mut data = pkt;
+        if !n.modules.is_empty() {
+            let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
+            for m in n.modules.iter_mut() {
+                m.on_data_in(&mut ctx, in_face, &mut data, rtt);
+            }
+        }
+        {
+            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            n.strategy.get().on_data(&mut ctx, &data, in_face, entry.fib_entry);
+        }
+        if let Some(cs) = n.cs.as_mut() {
+            cs.insert(&data, now);
+        }
+        for rec in &entry.in_records {
+            if rec.expiry < now || rec.face == in_face {
+                continue;
+            }
+            let mut d = data;
+            d.nonce = rec.nonce;
+            if entry.marked {
+                d.mark = d.mark.max(1);
+            }
+            let n = &mut self.nodes[node.idx()];
+            if !n.modules.is_empty() {
+                let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
+                for m in n.modules.iter_mut() {
+                    m.on_data_out(&mut ctx, in_face, rec.face, &mut d);
+                }
+            }
+            self.send_on_face(rec.face, d);
+        }
+    }
+
+    fn on_nack(&mut self, node: NodeId, in_face: FaceId, pkt: Packet, reason: NackReason) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        n.counters.nacks_in += 1;
+        let Some(e) = n.pit.get_mut(&pkt.name) else { return };
+        let Some(r) = e.out_record_mut(in_face) else { return };
+        if r.nacked.is_none() {
+            r.nacked = Some(reason);
+            let f = &mut self.faces[in_face.idx()];
+            f.pending_interests = f.pending_interests.saturating_sub(1);
+        }
+        let mut nack = pkt;
+        if !n.modules.is_empty() {
+            let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
+            for m in n.modules.iter_mut() {
+                m.on_nack_in(&mut ctx, in_face, &mut nack);
+            }
+        }
+        let Some(e) = n.pit.get(&pkt.name) else { return };
+        let interest = e.interest;
+        let fib_entry = e.fib_entry;
+        let untried: SmallVec<[NextHop; 4]> = match fib_entry {
+            Some(fe) => n
+                .fib
+                .entry(fe)
+                .nexthops
+                .iter()
+                .filter(|h| !e.out_records.iter().any(|o| o.face == h.face) && !e.in_records.iter().any(|i| i.face == h.face))
+                .copied()
+                .collect(),
+            None => SmallVec::new(),
+        };
+        let retry = {
+            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            n.strategy.get().on_nack(&mut ctx, &nack, in_face, fib_entry, &untried)
+        };
+        if let Some(f) = retry {
+            self.forward_interest(node, f, interest);
+            return;
+        }
+        let n = &mut self.nodes[node.idx()];
+        if !n.pit.get(&pkt.name).is_some_and(|e| e.all_nacked()) {
+            return;
+        }
+        let Some(e) = n.pit.remove(&pkt.name) else { return };
+        for rec in &e.in_records {
+            let mut down = Packet::nack_for(&e.interest, reason);
+            down.nonce = rec.nonce;
+            down.mark = nack.mark;
+            self.send_on_face(rec.face, down);
+        }
+    }
+
+    fn ensure_pit_sweep(&mut self, node: NodeId) {
+        let n = &mut self.nodes[node.idx()];
+        let Some(t) = n.pit.next_expiry() else { return };
+        let t = t.ceil_to(PIT_SWEEP_GRAIN);
+        if n.pit_sweep_at.is_none_or(|s| t < s) {
+            n.pit_sweep_at = Some(t);
+            self.schedule(t, Event::PitSweep { node });
+        }
+    }
+
+    pub(super) fn on_pit_sweep(&mut self, node: NodeId) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        if n.pit_sweep_at.is_some_and(|s| s <= now) {
+            n.pit_sweep_at = None;
+        }
+        let mut expired = Vec::new();
+        n.pit.take_expired(now, &mut expired);
+        for (_, e) in &expired {
+            n.counters.pit_expired += 1;
+            let mut out_faces: SmallVec<[FaceId; 4]> = SmallVec::new();
+            for r in &e.out_records {
+                if r.nacked.is_none() {
+                    let f = &mut self.faces[r.face.idx()];
+                    f.pending_interests = f.pending_interests.saturating_sub(1);
+                    out_faces.push(r.face);
+                }
+            }
+            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            n.strategy.get().on_pit_expired(&mut ctx, &out_faces, e.fib_entry);
+        }
+        self.ensure_pit_sweep(node);
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_time_type(_: SimTime) {}

@@ -1,0 +1,381 @@
+//! The world: arenas of nodes, faces, links and applications, the event queue, and the loop
+//! that runs them. Components refer to each other by typed indices.
+//!
+//! A packet's life: an application pushes it to its node; the node's forwarder (CS, PIT, FIB,
+//! strategy, router modules) picks faces; each face's egress queues it and transmits it
+//! (serialisation at the link's bandwidth); after the propagation delay it arrives at the peer
+//! face's node, and so on. Every crossing of a link is one packet hop.
+
+mod builder;
+mod forwarding;
+mod link;
+
+use std::collections::VecDeque;
+
+pub use builder::{LinkParams, WorldBuilder};
+
+use crate::app::{AppCtx, Application, Conservation};
+use crate::event_queue::EventQueue;
+use crate::face::Face;
+use crate::forwarder::strategy::AnyStrategy;
+use crate::forwarder::{ContentStore, Fib, Pit};
+use crate::ids::{AppId, FaceId, LinkId, NodeId};
+use crate::module::RouterModule;
+use crate::names::NameTable;
+use crate::packet::Packet;
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+
+/// Everything that can happen. Closed, so every handler is an exhaustive match.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// The transmitter of `face` finished a packet and may start the next.
+    TxDone { face: FaceId },
+    /// `packet` arrives at `face` (the receiving end of a link).
+    Arrive { face: FaceId, packet: Packet },
+    /// The Interest shaper of `face` may release its head Interest.
+    ShaperWake { face: FaceId },
+    AppStart { app: AppId },
+    AppStop { app: AppId },
+    /// A wake-up an application asked for; stale when `gen` is not the app's current one.
+    AppWake { app: AppId, gen: u32 },
+    /// Expire PIT entries of `node`.
+    PitSweep { node: NodeId },
+    /// Run `on_tick` of router module `module` on `node`.
+    ModuleTick { node: NodeId, module: u32 },
+    /// Record fixed-interval samples.
+    Sample,
+}
+
+/// Node-level counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeCounters {
+    pub interests_in: u64,
+    pub data_in: u64,
+    pub nacks_in: u64,
+    pub cs_hits: u64,
+    pub aggregated: u64,
+    pub duplicates: u64,
+    pub no_route: u64,
+    pub unsolicited_data: u64,
+    pub pit_expired: u64,
+    pub retx_forwarded: u64,
+}
+
+pub struct Node {
+    pub id: NodeId,
+    pub name: String,
+    pub faces: Vec<FaceId>,
+    pub fib: Fib,
+    pub pit: Pit,
+    pub cs: Option<ContentStore>,
+    pub strategy: AnyStrategy,
+    pub modules: Vec<Box<dyn RouterModule>>,
+    /// Coarse clock: timers on this node fire only on multiples of this tick.
+    pub clock_tick: Option<SimDuration>,
+    pub rng: SimRng,
+    /// A `PitSweep` is scheduled for this time.
+    pub pit_sweep_at: Option<SimTime>,
+    pub counters: NodeCounters,
+}
+
+impl Node {
+    /// When a timer asked for `t` actually fires on this node's clock.
+    pub fn align(&self, t: SimTime) -> SimTime {
+        match self.clock_tick {
+            Some(tick) => t.ceil_to(tick),
+            None => t,
+        }
+    }
+}
+
+pub struct Link {
+    pub id: LinkId,
+    pub name: String,
+    /// Face of endpoint a (transmits a→b) and of endpoint b (transmits b→a).
+    pub faces: [FaceId; 2],
+}
+
+pub struct AppSlot {
+    pub id: AppId,
+    pub name: String,
+    pub node: NodeId,
+    pub face: FaceId,
+    pub app: Box<dyn Application>,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    wake_at: Option<SimTime>,
+    wake_gen: u32,
+}
+
+/// Counters of the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunCounters {
+    pub events: u64,
+    /// Packets that crossed a link (lost packets do not count).
+    pub packet_hops: u64,
+}
+
+struct FaceMetricIds {
+    queue_packets: MetricId,
+    queue_bytes: MetricId,
+    bytes_sent: MetricId,
+    drops: MetricId,
+    marks: MetricId,
+    shaper_len: MetricId,
+}
+
+pub struct World {
+    pub names: NameTable,
+    pub nodes: Vec<Node>,
+    pub faces: Vec<Face>,
+    pub links: Vec<Link>,
+    pub apps: Vec<AppSlot>,
+    pub recorder: Recorder,
+    pub counters: RunCounters,
+    queue: EventQueue<Event>,
+    end: SimTime,
+    sample_interval: Option<SimDuration>,
+    sampled_faces: Vec<(FaceId, EntityId)>,
+    face_ids: FaceMetricIds,
+    /// Packets received by nodes and not yet processed (node's incoming face, packet).
+    work: VecDeque<(FaceId, Packet)>,
+    /// Scratch buffers reused on the hot path.
+    app_out: Vec<Packet>,
+    dropped: Vec<Packet>,
+    started: bool,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    Finished,
+    Interrupted,
+}
+
+impl World {
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+    pub fn end_time(&self) -> SimTime {
+        self.end
+    }
+    pub fn face_by_name(&self, name: &str) -> Option<FaceId> {
+        self.faces.iter().find(|f| f.name == name).map(|f| f.id)
+    }
+    pub fn app_by_name(&self, name: &str) -> Option<AppId> {
+        self.apps.iter().find(|a| a.name == name).map(|a| a.id)
+    }
+
+    fn schedule(&mut self, t: SimTime, e: Event) {
+        self.queue.schedule(t, e);
+    }
+
+    fn initialise(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        for i in 0..self.apps.len() {
+            let (start, stop) = (self.apps[i].start, self.apps[i].stop);
+            let id = AppId(i as u32);
+            self.schedule(start, Event::AppStart { app: id });
+            if let Some(s) = stop {
+                self.schedule(s, Event::AppStop { app: id });
+            }
+        }
+        for n in 0..self.nodes.len() {
+            for m in 0..self.nodes[n].modules.len() {
+                if let Some(iv) = self.nodes[n].modules[m].tick_interval() {
+                    let t = self.nodes[n].align(SimTime::ZERO + iv);
+                    self.schedule(t, Event::ModuleTick { node: NodeId(n as u32), module: m as u32 });
+                }
+            }
+        }
+        if self.sample_interval.is_some() {
+            self.schedule(SimTime::ZERO, Event::Sample);
+        }
+    }
+
+    /// Run until the end time, calling `progress(now)` about every `progress_every`; it returns
+    /// false to interrupt.
+    pub fn run(&mut self, progress_every: SimDuration, progress: &mut dyn FnMut(SimTime) -> bool) -> RunEnd {
+        self.initialise();
+        let step = if progress_every == SimDuration::ZERO { SimDuration::MAX } else { progress_every };
+        let mut next_progress = SimTime::ZERO + step;
+        while let Some(t) = self.queue.peek_time() {
+            if t > self.end {
+                break;
+            }
+            if t >= next_progress {
+                if !progress(t) {
+                    return RunEnd::Interrupted;
+                }
+                while next_progress <= t {
+                    next_progress += step;
+                }
+            }
+            let (_, ev) = self.queue.pop().expect("peeked");
+            self.counters.events += 1;
+            self.handle(ev);
+        }
+        progress(self.end);
+        RunEnd::Finished
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone { face } => self.on_tx_done(face),
+            Event::Arrive { face, packet } => {
+                self.counters.packet_hops += 1;
+                self.work.push_back((face, packet));
+                self.drain_work();
+            }
+            Event::ShaperWake { face } => self.on_shaper_wake(face),
+            Event::AppStart { app } => self.call_app(app, |a, ctx| a.on_start(ctx)),
+            Event::AppStop { app } => self.call_app(app, |a, ctx| a.on_stop(ctx)),
+            Event::AppWake { app, gen } => {
+                let slot = &mut self.apps[app.idx()];
+                if slot.wake_gen == gen {
+                    slot.wake_at = None;
+                    self.call_app(app, |a, ctx| a.on_wake(ctx));
+                }
+            }
+            Event::PitSweep { node } => self.on_pit_sweep(node),
+            Event::ModuleTick { node, module } => self.on_module_tick(node, module),
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    /// Run an application hook, then hand its packets to its node and schedule its wake-up.
+    fn call_app(&mut self, app: AppId, f: impl FnOnce(&mut dyn Application, &mut AppCtx)) {
+        let now = self.now();
+        let mut out = std::mem::take(&mut self.app_out);
+        let requested = {
+            let slot = &mut self.apps[app.idx()];
+            let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder);
+            f(slot.app.as_mut(), &mut ctx);
+            ctx.requested_wake()
+        };
+        let face = self.apps[app.idx()].face;
+        for p in out.drain(..) {
+            self.work.push_back((face, p));
+        }
+        self.app_out = out;
+        if let Some(t) = requested {
+            let node = self.apps[app.idx()].node;
+            let t = self.nodes[node.idx()].align(t.max(now));
+            let slot = &mut self.apps[app.idx()];
+            if slot.wake_at.is_none_or(|w| t < w) {
+                slot.wake_gen = slot.wake_gen.wrapping_add(1);
+                slot.wake_at = Some(t);
+                let gen = slot.wake_gen;
+                self.schedule(t, Event::AppWake { app, gen });
+            }
+        }
+        self.drain_work();
+    }
+
+    fn drain_work(&mut self) {
+        while let Some((face, p)) = self.work.pop_front() {
+            self.receive(face, p);
+        }
+    }
+
+    fn on_module_tick(&mut self, node: NodeId, module: u32) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        let m = &mut n.modules[module as usize];
+        let mut ctx = crate::module::ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
+        m.on_tick(&mut ctx);
+        let next = m.tick_interval().map(|iv| n.align(now + iv));
+        let faces = n.faces.clone();
+        if let Some(t) = next {
+            self.schedule(t.max(now + SimDuration(1)), Event::ModuleTick { node, module });
+        }
+        // A module may have changed a shaper's rate: let the shapers re-plan.
+        for f in faces {
+            self.kick_shaper(f);
+        }
+    }
+
+    fn on_sample(&mut self) {
+        let now = self.now();
+        for slot in &self.apps {
+            slot.app.sample(now, &mut self.recorder);
+        }
+        for &(fid, ent) in &self.sampled_faces {
+            let f = &self.faces[fid.idx()];
+            let Some(eg) = &f.egress else { continue };
+            let ids = &self.face_ids;
+            self.recorder.face_sample(now, ent, ids.queue_packets, eg.queue_packets() as f64);
+            self.recorder.face_sample(now, ent, ids.queue_bytes, crate::queue::QueueDisc::len_bytes(&eg.queue) as f64);
+            self.recorder.face_sample(now, ent, ids.bytes_sent, f.counters.bytes_sent as f64);
+            self.recorder.face_sample(now, ent, ids.drops, f.counters.drops() as f64);
+            self.recorder.face_sample(now, ent, ids.marks, f.counters.marks as f64);
+            if eg.shaper.is_some() {
+                self.recorder.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
+            }
+        }
+        if let Some(iv) = self.sample_interval {
+            let next = now + iv;
+            if next <= self.end {
+                self.schedule(next, Event::Sample);
+            }
+        }
+    }
+
+    /// Consumers' Interest accounting, by app name.
+    pub fn conservation(&self) -> Vec<(String, Conservation)> {
+        self.apps.iter().filter_map(|a| a.app.conservation().map(|c| (a.name.clone(), c))).collect()
+    }
+
+    /// The per-run summary: apps, faces with traffic, nodes, run.
+    pub fn summary(&self) -> Vec<SummaryRow> {
+        let end = self.now().min(self.end).max(self.end);
+        let mut out = Vec::new();
+        for a in &self.apps {
+            a.app.summary(end, &mut out);
+        }
+        let secs = self.end.as_secs_f64();
+        for f in &self.faces {
+            let Some(eg) = &f.egress else { continue };
+            let c = &f.counters;
+            if c.packets_sent == 0 && c.drops() == 0 {
+                continue;
+            }
+            let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(&f.name, "face", m, v, u));
+            row("packets_sent", c.packets_sent as f64, "packets");
+            row("bytes_sent", c.bytes_sent as f64, "bytes");
+            row("data_sent", c.data_sent as f64, "packets");
+            row("interests_sent", c.interests_sent as f64, "packets");
+            row("drops_queue", c.drops_queue as f64, "packets");
+            row("drops_aqm", c.drops_aqm as f64, "packets");
+            row("drops_shaper", c.drops_shaper as f64, "packets");
+            row("drops_loss", c.drops_loss as f64, "packets");
+            row("drops_underlay", c.drops_underlay as f64, "packets");
+            row("marks", c.marks as f64, "packets");
+            row("max_queue_packets", c.max_queue_packets as f64, "packets");
+            if secs > 0.0 {
+                row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), "ratio");
+            }
+        }
+        for n in &self.nodes {
+            let c = &n.counters;
+            let mut row = |m: &str, v: f64| out.push(SummaryRow::new(&n.name, "node", m, v, "packets"));
+            row("cs_hits", c.cs_hits as f64);
+            row("aggregated", c.aggregated as f64);
+            row("duplicates", c.duplicates as f64);
+            row("no_route", c.no_route as f64);
+            row("unsolicited_data", c.unsolicited_data as f64);
+            row("pit_expired", c.pit_expired as f64);
+        }
+        let ok = self.conservation().iter().all(|(_, c)| c.holds());
+        out.push(SummaryRow::new("run", "run", "events", self.counters.events as f64, "events"));
+        out.push(SummaryRow::new("run", "run", "packet_hops", self.counters.packet_hops as f64, "hops"));
+        out.push(SummaryRow::new("run", "run", "sim_seconds", secs, "s"));
+        out.push(SummaryRow::new("run", "run", "conservation_ok", f64::from(u8::from(ok)), "bool"));
+        out
+    }
+}
