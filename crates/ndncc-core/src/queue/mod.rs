@@ -7,10 +7,20 @@
 //!  forwarder ──enqueue──▶ [ QueueDisc ] ──dequeue──▶ transmitter ──▶ link
 //!                 │ tail drop                │ AQM drop (CoDel) / mark
 //! ```
+//!
+//! Built-in disciplines: `droptail`, `codel` (RFC 8289, drops), `codel-mark` (PCON: CoDel's
+//! schedule, marks instead of drops) and `nfd-mark` (NFD's queue-length marking). An Interest
+//! shaper (`token_bucket`) can sit in front of any of them.
 
+pub mod codel;
 pub mod droptail;
+pub mod nfd_mark;
+pub mod token_bucket;
 
+pub use codel::{Codel, CodelConfig, CodelMarkConfig, CodelMode};
 pub use droptail::{DropTail, Limit};
+pub use nfd_mark::{NfdMark, NfdMarkConfig};
+pub use token_bucket::{ShaperConfig, ShaperPoll, TokenBucketShaper};
 
 use serde::{Deserialize, Serialize};
 
@@ -57,20 +67,27 @@ pub trait QueueDisc: Send {
 pub enum QueueConfig {
     /// FIFO with tail drop. Exactly one of `packets` / `bytes`.
     Droptail(DropTailConfig),
+    /// CoDel that drops (RFC 8289).
+    Codel(CodelConfig),
+    /// CoDel that marks instead of dropping (PCON).
+    CodelMark(CodelMarkConfig),
+    /// FIFO with NFD's queue-length marking.
+    NfdMark(NfdMarkConfig),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DropTailConfig {
-    /// Capacity in packets (default 100).
+    /// Capacity in packets (default 100 when neither `packets` nor `bytes` is given).
     pub packets: Option<usize>,
     /// Capacity in bytes; use instead of `packets`.
     pub bytes: Option<crate::units::Bytes>,
 }
 
 impl Default for DropTailConfig {
+    /// Both unset, meaning 100 packets; a file that gives only `bytes` then gets a byte limit.
     fn default() -> Self {
-        DropTailConfig { packets: Some(100), bytes: None }
+        DropTailConfig { packets: None, bytes: None }
     }
 }
 
@@ -96,6 +113,8 @@ impl Default for QueueConfig {
 /// a user plug-in behind the trait object.
 pub enum AnyQueue {
     DropTail(DropTail),
+    Codel(Codel),
+    NfdMark(NfdMark),
     Custom(Box<dyn QueueDisc>),
 }
 
@@ -103,16 +122,28 @@ impl QueueConfig {
     pub fn validate(&self) -> Result<(), String> {
         match self {
             QueueConfig::Droptail(c) => c.limit().map(|_| ()),
+            QueueConfig::Codel(c) => c.validate(),
+            QueueConfig::CodelMark(c) => c.validate(),
+            QueueConfig::NfdMark(c) => c.validate(),
         }
     }
+    /// Validate, then build the discipline.
     pub fn build(&self) -> Result<AnyQueue, String> {
+        self.validate()?;
         Ok(match self {
             QueueConfig::Droptail(c) => AnyQueue::DropTail(DropTail::new(c.limit()?)),
+            QueueConfig::Codel(c) => AnyQueue::Codel(Codel::new(c, CodelMode::Drop)),
+            QueueConfig::CodelMark(c) => AnyQueue::Codel(Codel::new(&c.as_codel(), CodelMode::Mark)),
+            QueueConfig::NfdMark(c) => AnyQueue::NfdMark(NfdMark::new(c)),
         })
     }
+    /// The `type` string of this config.
     pub fn kind(&self) -> &'static str {
         match self {
             QueueConfig::Droptail(_) => "droptail",
+            QueueConfig::Codel(_) => "codel",
+            QueueConfig::CodelMark(_) => "codel-mark",
+            QueueConfig::NfdMark(_) => "nfd-mark",
         }
     }
 }
@@ -121,6 +152,8 @@ macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQueue::DropTail($q) => $e,
+            AnyQueue::Codel($q) => $e,
+            AnyQueue::NfdMark($q) => $e,
             AnyQueue::Custom($q) => $e,
         }
     };
@@ -146,5 +179,75 @@ impl QueueDisc for AnyQueue {
     #[inline]
     fn is_congested(&self) -> bool {
         dispatch!(self, q => q.is_congested())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimDuration;
+    use crate::units::{Bytes, Duration};
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Link {
+        queue: QueueConfig,
+    }
+
+    fn parse(s: &str) -> Result<QueueConfig, String> {
+        toml::from_str::<Link>(s).map(|l| l.queue).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_queue_type_reads_from_toml_and_fills_in_defaults() {
+        assert_eq!(
+            parse(r#"queue = { type = "droptail", bytes = "150KB" }"#).unwrap(),
+            QueueConfig::Droptail(DropTailConfig { packets: None, bytes: Some(Bytes(150_000)) })
+        );
+        assert_eq!(
+            parse(r#"queue = { type = "codel", target = "10ms" }"#).unwrap(),
+            QueueConfig::Codel(CodelConfig { target: Duration::from_millis(10), ..CodelConfig::default() })
+        );
+        let q = parse(r#"queue = { type = "codel-mark", limit = 200, target = "5ms", interval = "100ms" }"#).unwrap();
+        assert_eq!(q, QueueConfig::CodelMark(CodelMarkConfig::default()));
+        assert_eq!(q.kind(), "codel-mark");
+        let q = parse(r#"queue = { type = "nfd-mark", threshold = "32KiB", mark_first_immediately = true }"#).unwrap();
+        assert_eq!(
+            q,
+            QueueConfig::NfdMark(NfdMarkConfig {
+                threshold: Some(Bytes(32_768)),
+                mark_first_immediately: true,
+                ..NfdMarkConfig::default()
+            })
+        );
+        let mark = CodelMarkConfig::default();
+        assert_eq!((mark.limit, mark.min_bytes, mark.spacing_factor), (200, Bytes(0), 1.1));
+        let drop = CodelConfig::default();
+        assert_eq!((drop.limit, drop.min_bytes, drop.spacing_factor), (1000, Bytes(1500), 1.0));
+        assert_eq!(drop.interval.get(), SimDuration::from_millis(100));
+    }
+
+    #[test]
+    fn an_unknown_key_is_rejected_for_every_queue_type() {
+        for ty in ["droptail", "codel", "codel-mark", "nfd-mark"] {
+            let err = parse(&format!(r#"queue = {{ type = "{ty}", targte = "5ms" }}"#)).unwrap_err();
+            assert!(err.contains("targte"), "{ty}: {err}");
+        }
+        assert!(parse(r#"queue = { type = "red" }"#).is_err());
+    }
+
+    #[test]
+    fn build_validates_and_dispatches_to_the_chosen_discipline() {
+        let bad = QueueConfig::Codel(CodelConfig { limit: 0, ..CodelConfig::default() });
+        assert!(bad.build().is_err());
+        for ty in ["droptail", "codel", "codel-mark", "nfd-mark"] {
+            let mut q = parse(&format!(r#"queue = {{ type = "{ty}" }}"#)).unwrap().build().unwrap();
+            let p = Packet::interest(crate::packet::Name { prefix: crate::ids::NameId(0), seg: 7 }, 100, 0, 0);
+            assert_eq!(q.enqueue(p, SimTime::ZERO), Verdict::Queued);
+            assert_eq!((q.len_packets(), q.len_bytes()), (1, 100));
+            let d = q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap();
+            assert_eq!((d.packet.name.seg, d.mark), (7, false));
+            assert!(!q.is_congested());
+        }
     }
 }
