@@ -2,14 +2,31 @@
 //!
 //! A fast, deterministic, packet-level discrete-event simulator for congestion control in
 //! Named Data Networking.
+//!
+//! ```text
+//!  scenario (TOML) ─parse/validate─▶ Scenario ─build─▶ World ─run─▶ Recorder ─▶ columns
+//! ```
+//!
+//! Time is integer nanoseconds (`time`); the event queue orders by (time, insertion sequence)
+//! (`event_queue`); every component draws from its own RNG stream derived from the root seed and
+//! its name (`rng`). Components live in arenas and refer to each other by typed indices (`ids`).
+//! Algorithms plug in through small traits: `cc::WindowControl`, `cc::RateControl`,
+//! `queue::QueueDisc`, `forwarder::strategy::Strategy`, `module::RouterModule`.
+pub mod app;
+pub mod bench;
 pub mod cc;
+pub mod event_queue;
+pub mod face;
 pub mod forwarder;
 pub mod ids;
-pub mod module;
 pub mod loss;
-pub mod rng;
+pub mod module;
+pub mod names;
 pub mod packet;
 pub mod queue;
+pub mod recorder;
+pub mod rng;
 pub mod rtt;
 pub mod time;
 pub mod units;
+pub mod world;

@@ -68,11 +68,15 @@ impl World {
                 }
             };
             e.interest = pkt;
-            if expiry > e.expiry {
+            let refreshed = expiry > e.expiry;
+            if refreshed {
                 e.expiry = expiry;
+            }
+            let aggregate = !known && !e.out_records.is_empty();
+            if refreshed {
                 n.pit.note_expiry(name, expiry);
             }
-            if !known && !e.out_records.is_empty() {
+            if aggregate {
                 // Another downstream already asked: aggregate.
                 n.counters.aggregated += 1;
                 return;

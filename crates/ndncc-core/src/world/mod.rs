@@ -6,7 +6,7 @@
 //! (serialisation at the link's bandwidth); after the propagation delay it arrives at the peer
 //! face's node, and so on. Every crossing of a link is one packet hop.
 
-mod builder;
+pub mod builder;
 mod forwarding;
 mod link;
 
@@ -230,7 +230,6 @@ impl World {
             Event::Arrive { face, packet } => {
                 self.counters.packet_hops += 1;
                 self.work.push_back((face, packet));
-                self.drain_work();
             }
             Event::ShaperWake { face } => self.on_shaper_wake(face),
             Event::AppStart { app } => self.call_app(app, |a, ctx| a.on_start(ctx)),
@@ -246,9 +245,11 @@ impl World {
             Event::ModuleTick { node, module } => self.on_module_tick(node, module),
             Event::Sample => self.on_sample(),
         }
+        self.drain_work();
     }
 
-    /// Run an application hook, then hand its packets to its node and schedule its wake-up.
+    /// Run an application hook, queue its packets for its node and schedule its wake-up. The
+    /// packets are processed by `drain_work` after the current event, never recursively.
     fn call_app(&mut self, app: AppId, f: impl FnOnce(&mut dyn Application, &mut AppCtx)) {
         let now = self.now();
         let mut out = std::mem::take(&mut self.app_out);
@@ -274,7 +275,6 @@ impl World {
                 self.schedule(t, Event::AppWake { app, gen });
             }
         }
-        self.drain_work();
     }
 
     fn drain_work(&mut self) {

@@ -1,5 +1,5 @@
-//! Best route: each Interest goes to the cheapest next hop that is not its in-face. A NACK from
-//! that hop makes the strategy try the next cheapest one still untried.
+//! Best route: each Interest goes to the cheapest next hop that is not its in-face. A NACK is
+//! passed downstream once every out-face has NACKed (NFD's best-route without retry).
 
 use super::{FaceList, Strategy, StrategyCtx};
 use crate::forwarder::fib::{FibEntryId, NextHop};
@@ -25,15 +25,5 @@ impl Strategy for BestRoute {
         if let Some(best) = nexthops.first() {
             out.push(best.face);
         }
-    }
-    fn on_nack(
-        &mut self,
-        _ctx: &mut StrategyCtx,
-        _nack: &Packet,
-        _from: FaceId,
-        _fib_entry: Option<FibEntryId>,
-        untried: &[NextHop],
-    ) -> Option<FaceId> {
-        untried.first().map(|n| n.face)
     }
 }

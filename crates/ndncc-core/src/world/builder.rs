@@ -1,0 +1,321 @@
+//! Building a world in code: nodes, links, routes and applications, then `build()`. The scenario
+//! layer drives this builder; tests and benchmarks use it directly.
+
+use std::collections::VecDeque;
+
+use super::{AppSlot, FaceMetricIds, Link, Node, NodeCounters, RunCounters, World};
+use crate::app::{Application, Consumer, ConsumerParams, Controller, Producer, ProducerParams};
+use crate::event_queue::EventQueue;
+use crate::face::{Egress, Face, FaceCounters, FaceKind, Underlay};
+use crate::forwarder::strategy::AnyStrategy;
+use crate::forwarder::{ContentStore, Fib, Pit};
+use crate::ids::{AppId, FaceId, LinkId, NodeId};
+use crate::loss::LossConfig;
+use crate::module::RouterModule;
+use crate::names::NameTable;
+use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
+use crate::queue::QueueConfig;
+use crate::recorder::Recorder;
+use crate::rng::stream;
+use crate::time::{SimDuration, SimTime};
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct LinkParams {
+    /// [bit/s]
+    pub bandwidth_bps: u64,
+    /// One-way propagation delay.
+    pub delay: SimDuration,
+    pub queue: QueueConfig,
+    pub loss: LossConfig,
+    /// Hidden underlay capacity [bit/s] and its FIFO size [packets].
+    pub underlay: Option<(u64, usize)>,
+    pub shaper: Option<ShaperConfig>,
+}
+
+impl LinkParams {
+    pub fn new(bandwidth_bps: u64, delay: SimDuration) -> LinkParams {
+        LinkParams {
+            bandwidth_bps,
+            delay,
+            queue: QueueConfig::default(),
+            loss: LossConfig::None,
+            underlay: None,
+            shaper: None,
+        }
+    }
+    pub fn with_queue(mut self, q: QueueConfig) -> LinkParams {
+        self.queue = q;
+        self
+    }
+    pub fn with_loss(mut self, l: LossConfig) -> LinkParams {
+        self.loss = l;
+        self
+    }
+}
+
+/// Which faces get fixed-interval samples.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaceSelection {
+    All,
+    None,
+    Named(Vec<String>),
+}
+
+pub struct WorldBuilder {
+    seed: u64,
+    duration: SimDuration,
+    names: NameTable,
+    nodes: Vec<Node>,
+    faces: Vec<Face>,
+    links: Vec<Link>,
+    apps: Vec<AppSlot>,
+    recorder: Recorder,
+    sample_interval: Option<SimDuration>,
+    face_selection: FaceSelection,
+}
+
+impl WorldBuilder {
+    pub fn new(seed: u64, duration: SimDuration) -> WorldBuilder {
+        WorldBuilder {
+            seed,
+            duration,
+            names: NameTable::default(),
+            nodes: Vec::new(),
+            faces: Vec::new(),
+            links: Vec::new(),
+            apps: Vec::new(),
+            recorder: Recorder::new(true),
+            sample_interval: Some(SimDuration::from_millis(100)),
+            face_selection: FaceSelection::All,
+        }
+    }
+
+    /// Fixed-interval sampling period (`None` = off), per-packet event samples on/off, and
+    /// which faces are sampled.
+    pub fn record(&mut self, interval: Option<SimDuration>, events: bool, faces: FaceSelection) -> &mut Self {
+        self.sample_interval = interval.filter(|i| *i > SimDuration::ZERO);
+        self.recorder.events = events;
+        self.face_selection = faces;
+        self
+    }
+
+    pub fn add_node(&mut self, name: &str) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            id,
+            name: name.to_owned(),
+            faces: Vec::new(),
+            fib: Fib::default(),
+            pit: Pit::default(),
+            cs: None,
+            strategy: AnyStrategy::BestRoute(crate::forwarder::strategy::BestRoute),
+            modules: Vec::new(),
+            clock_tick: None,
+            rng: stream(self.seed, &format!("node:{name}")),
+            pit_sweep_at: None,
+            counters: NodeCounters::default(),
+        });
+        id
+    }
+
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().find(|n| n.name == name).map(|n| n.id)
+    }
+    pub fn node_name(&self, id: NodeId) -> &str {
+        &self.nodes[id.idx()].name
+    }
+
+    pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
+        self.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
+    }
+    pub fn set_content_store(&mut self, node: NodeId, capacity: usize, freshness: SimDuration) {
+        self.nodes[node.idx()].cs = ContentStore::new(capacity, freshness);
+    }
+    pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
+        self.nodes[node.idx()].strategy = s;
+    }
+    pub fn add_module(&mut self, node: NodeId, m: Box<dyn RouterModule>) {
+        self.nodes[node.idx()].modules.push(m);
+    }
+
+    fn egress(&self, name: &str, p: &LinkParams, reverse_bps: u64) -> Result<Egress, String> {
+        if p.bandwidth_bps == 0 {
+            return Err(format!("link {name}: bandwidth must be > 0"));
+        }
+        p.loss.validate().map_err(|e| format!("link {name}: {e}"))?;
+        let queue = p.queue.build().map_err(|e| format!("link {name}: queue: {e}"))?;
+        let shaper = match &p.shaper {
+            Some(c) => {
+                c.validate().map_err(|e| format!("link {name}: interest_shaper: {e}"))?;
+                Some(TokenBucketShaper::new(c, reverse_bps))
+            }
+            None => None,
+        };
+        let underlay = match p.underlay {
+            Some((bps, _)) if bps == 0 => return Err(format!("link {name}: underlay bandwidth must be > 0")),
+            Some((bandwidth_bps, limit_packets)) => {
+                Some(Underlay { bandwidth_bps, limit_packets: limit_packets.max(1), departures: VecDeque::new() })
+            }
+            None => None,
+        };
+        Ok(Egress {
+            bandwidth_bps: p.bandwidth_bps,
+            delay: p.delay,
+            loss: p.loss.build(),
+            rng: stream(self.seed, &format!("link:{name}")),
+            queue,
+            shaper,
+            shaper_wake_at: None,
+            busy_until: SimTime::ZERO,
+            tx_wake_pending: false,
+            underlay,
+        })
+    }
+
+    /// A full-duplex link between `a` and `b`; `ab` configures the a→b direction.
+    pub fn add_link(&mut self, name: &str, a: NodeId, b: NodeId, ab: LinkParams, ba: LinkParams) -> Result<LinkId, String> {
+        if a == b {
+            return Err(format!("link {name}: both ends are node {}", self.nodes[a.idx()].name));
+        }
+        let (na, nb) = (self.nodes[a.idx()].name.clone(), self.nodes[b.idx()].name.clone());
+        let eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
+        let eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
+        let id = LinkId(self.links.len() as u32);
+        let fa = FaceId(self.faces.len() as u32);
+        let fb = FaceId(fa.0 + 1);
+        self.faces.push(Face {
+            id: fa,
+            node: a,
+            name: format!("{na}->{nb}"),
+            kind: FaceKind::Link { link: id, peer: fb },
+            egress: Some(eg_ab),
+            pending_interests: 0,
+            counters: FaceCounters::default(),
+            reverse_bandwidth_bps: ba.bandwidth_bps,
+        });
+        self.faces.push(Face {
+            id: fb,
+            node: b,
+            name: format!("{nb}->{na}"),
+            kind: FaceKind::Link { link: id, peer: fa },
+            egress: Some(eg_ba),
+            pending_interests: 0,
+            counters: FaceCounters::default(),
+            reverse_bandwidth_bps: ab.bandwidth_bps,
+        });
+        self.nodes[a.idx()].faces.push(fa);
+        self.nodes[b.idx()].faces.push(fb);
+        self.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
+        Ok(id)
+    }
+
+    /// The face of `from` on a link to `to` (the first, if several).
+    pub fn face_between(&self, from: NodeId, to: NodeId) -> Option<FaceId> {
+        self.nodes[from.idx()].faces.iter().copied().find(|f| {
+            matches!(self.faces[f.idx()].kind, FaceKind::Link { peer, .. } if self.faces[peer.idx()].node == to)
+        })
+    }
+
+    pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
+        self.nodes[node.idx()].fib.add_route(prefix, face, cost);
+    }
+
+    fn add_app(&mut self, name: &str, node: NodeId, app: Box<dyn Application>, start: SimTime, stop: Option<SimTime>) -> (AppId, FaceId) {
+        let id = AppId(self.apps.len() as u32);
+        let face = FaceId(self.faces.len() as u32);
+        self.faces.push(Face {
+            id: face,
+            node,
+            name: format!("{}:{name}", self.nodes[node.idx()].name),
+            kind: FaceKind::App { app: id },
+            egress: None,
+            pending_interests: 0,
+            counters: FaceCounters::default(),
+            reverse_bandwidth_bps: 0,
+        });
+        self.nodes[node.idx()].faces.push(face);
+        self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop, wake_at: None, wake_gen: 0 });
+        (id, face)
+    }
+
+    /// A producer serving `prefix` from `node`; installs the FIB route to it (cost 0).
+    pub fn add_producer(&mut self, node: NodeId, prefix: &str, params: ProducerParams) -> AppId {
+        let name = params.name.clone();
+        let (id, face) = self.add_app(&name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
+        self.add_route(node, prefix, face, 0);
+        id
+    }
+
+    /// A consumer of `prefix` on `node`. `params.prefix` is overwritten with the interned prefix.
+    pub fn add_consumer(
+        &mut self,
+        node: NodeId,
+        prefix: &str,
+        mut params: ConsumerParams,
+        controller: Controller,
+        start: SimTime,
+        stop: Option<SimTime>,
+    ) -> AppId {
+        params.prefix = self.names.intern(prefix);
+        let name = params.name.clone();
+        let rng = stream(self.seed, &format!("app:{name}"));
+        let consumer = Consumer::new(params, controller, rng, &mut self.recorder);
+        self.add_app(&name, node, Box::new(consumer), start, stop).0
+    }
+
+    /// Any application (a user plug-in).
+    pub fn add_application(&mut self, name: &str, node: NodeId, app: Box<dyn Application>, start: SimTime, stop: Option<SimTime>) -> AppId {
+        self.add_app(name, node, app, start, stop).0
+    }
+
+    pub fn intern(&mut self, name: &str) -> crate::ids::NameId {
+        self.names.intern(name)
+    }
+    pub fn recorder(&mut self) -> &mut Recorder {
+        &mut self.recorder
+    }
+
+    pub fn build(mut self) -> World {
+        let face_ids = FaceMetricIds {
+            queue_packets: self.recorder.metric("queue_packets"),
+            queue_bytes: self.recorder.metric("queue_bytes"),
+            bytes_sent: self.recorder.metric("bytes_sent"),
+            drops: self.recorder.metric("drops"),
+            marks: self.recorder.metric("marks"),
+            shaper_len: self.recorder.metric("shaper_len"),
+        };
+        let mut sampled_faces = Vec::new();
+        for f in &self.faces {
+            if f.egress.is_none() {
+                continue;
+            }
+            let pick = match &self.face_selection {
+                FaceSelection::All => true,
+                FaceSelection::None => false,
+                FaceSelection::Named(v) => v.iter().any(|n| *n == f.name),
+            };
+            if pick {
+                sampled_faces.push((f.id, self.recorder.entity(&f.name)));
+            }
+        }
+        World {
+            names: self.names,
+            nodes: self.nodes,
+            faces: self.faces,
+            links: self.links,
+            apps: self.apps,
+            recorder: self.recorder,
+            counters: RunCounters::default(),
+            queue: EventQueue::default(),
+            end: SimTime::ZERO + self.duration,
+            sample_interval: self.sample_interval,
+            sampled_faces,
+            face_ids,
+            work: VecDeque::new(),
+            app_out: Vec::new(),
+            dropped: Vec::new(),
+            started: false,
+        }
+    }
+}
