@@ -1,0 +1,160 @@
+//! The public entry point used by the Python bindings and the CLI: run a scenario, get columns.
+
+use std::time::Instant;
+
+use crate::instantiate::{build_world, BuildError};
+use crate::recorder::{Columns, SummaryRow};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::time::{SimDuration, SimTime};
+use crate::world::{RunEnd, World};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Root seed; `None` = the scenario's own.
+    pub seed: Option<u64>,
+    /// Call the progress callback about every this many simulated seconds (0 = only at the end).
+    pub progress_every_s: f64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { seed: None, progress_every_s: 1.0 }
+    }
+}
+
+/// A long-format table: row i is (t[i] seconds, entities[entity[i]], metrics[metric[i]], value[i]).
+#[derive(Clone, Debug, Default)]
+pub struct LongTable {
+    pub t: Vec<f64>,
+    pub entity: Vec<u32>,
+    pub metric: Vec<u32>,
+    pub value: Vec<f64>,
+    pub entities: Vec<String>,
+    pub metrics: Vec<String>,
+}
+
+impl LongTable {
+    fn from_columns(c: Columns, entities: &[String], metrics: &[String]) -> LongTable {
+        LongTable {
+            t: c.t.iter().map(|ns| *ns as f64 / 1e9).collect(),
+            entity: c.entity,
+            metric: c.metric,
+            value: c.value,
+            entities: entities.to_vec(),
+            metrics: metrics.to_vec(),
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.t.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunStats {
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub events: u64,
+    pub packet_hops: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub series: LongTable,
+    pub faces: LongTable,
+    pub summary: Vec<SummaryRow>,
+    pub stats: RunStats,
+    pub seed: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("{component}: {message}")]
+    Build { component: String, message: String },
+    #[error("run interrupted")]
+    Interrupted,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<BuildError> for Error {
+    fn from(e: BuildError) -> Self {
+        Error::Build { component: e.component, message: e.message }
+    }
+}
+
+/// Build and run `scenario`. `progress(sim_seconds)` is called every `progress_every_s`
+/// simulated seconds and at the end; returning false interrupts the run.
+pub fn run(scenario: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunOutput, Error> {
+    let seed = opts.seed.unwrap_or(scenario.simulation.seed);
+    let mut world = build_world(scenario, seed)?;
+    let t0 = Instant::now();
+    let every = SimDuration::from_secs_f64(opts.progress_every_s.max(0.0));
+    let end = world.run(every, &mut |t: SimTime| progress(t.as_secs_f64()));
+    if end == RunEnd::Interrupted {
+        return Err(Error::Interrupted);
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(collect(world, seed, wall))
+}
+
+fn collect(world: World, seed: u64, wall: f64) -> RunOutput {
+    let summary = world.summary();
+    let stats = RunStats {
+        sim_seconds: world.end_time().as_secs_f64(),
+        wall_seconds: wall,
+        events: world.counters.events,
+        packet_hops: world.counters.packet_hops,
+    };
+    let rec = world.recorder;
+    let entities = rec.entity_names().to_vec();
+    let metrics = rec.metric_names().to_vec();
+    RunOutput {
+        series: LongTable::from_columns(rec.series, &entities, &metrics),
+        faces: LongTable::from_columns(rec.faces, &entities, &metrics),
+        summary,
+        stats,
+        seed,
+    }
+}
+
+/// One benchmark measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchResult {
+    pub scenario: String,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub packet_hops_per_s: f64,
+    pub peak_rss_mb: f64,
+}
+
+pub fn bench_names() -> Vec<String> {
+    crate::bench::standard_names()
+}
+
+/// Run the standard benchmark scenario `name`.
+pub fn bench(name: &str) -> Result<BenchResult, Error> {
+    let mut world = crate::bench::standard(name).ok_or_else(|| Error::Build {
+        component: "bench".into(),
+        message: format!("unknown benchmark '{name}' (known: {})", bench_names().join(", ")),
+    })?;
+    let t0 = Instant::now();
+    world.run(SimDuration::ZERO, &mut |_| true);
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(BenchResult {
+        scenario: name.to_owned(),
+        sim_seconds: world.end_time().as_secs_f64(),
+        wall_seconds: wall,
+        events: world.counters.events,
+        packet_hops: world.counters.packet_hops,
+        packet_hops_per_s: world.counters.packet_hops as f64 / wall.max(1e-9),
+        peak_rss_mb: crate::bench::peak_rss_mb(),
+    })
+}

@@ -1,0 +1,183 @@
+//! Turning a validated `Scenario` into a runnable `World`: nodes, links (both directions),
+//! routes (static and computed), producers and consumers, recording.
+
+use crate::app::{ConsumerParams, Controller, ProducerParams};
+use crate::forwarder::strategy::AnyStrategy;
+use crate::ids::NodeId;
+use crate::queue::token_bucket::ShaperConfig;
+use crate::routing::Graph;
+use crate::scenario::{AppSpec, Control, Dir, RoutingMetric, RoutingMode, Scenario, ShaperSpec};
+use crate::scenario::FaceSelection as SpecFaces;
+use crate::time::{SimDuration, SimTime};
+use crate::world::builder::FaceSelection;
+use crate::world::{LinkParams, World, WorldBuilder};
+
+/// A scenario that validated but cannot be built (a component rejected its parameters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    pub component: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.component, self.message)
+    }
+}
+
+fn err(component: impl Into<String>, message: impl Into<String>) -> BuildError {
+    BuildError { component: component.into(), message: message.into() }
+}
+
+fn shaper(s: &ShaperSpec) -> ShaperConfig {
+    let d = ShaperConfig::default();
+    ShaperConfig {
+        rate: s.rate.or(d.rate),
+        data_size: s.data_size.unwrap_or(d.data_size),
+        depth: s.depth.unwrap_or(d.depth),
+        burst: s.burst.unwrap_or(d.burst),
+    }
+}
+
+/// Build the world for `scenario` with root seed `seed`.
+pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> {
+    let duration = scenario.simulation.duration.get();
+    let mut b = WorldBuilder::new(seed, duration);
+    let interval = scenario.record.interval.get();
+    let faces = match &scenario.record.faces {
+        SpecFaces::All => FaceSelection::All,
+        SpecFaces::None => FaceSelection::None,
+        SpecFaces::List(v) => FaceSelection::Named(v.clone()),
+    };
+    b.record((interval > SimDuration::ZERO).then_some(interval), scenario.record.events, faces);
+
+    // Nodes, in name order (BTreeMap), so ids do not depend on file order.
+    let mut ids: Vec<(String, NodeId)> = Vec::new();
+    for (name, spec) in &scenario.nodes {
+        let id = b.add_node(name);
+        b.set_clock(id, spec.clock_tick.map(|t| t.get()));
+        b.set_content_store(id, spec.content_store.capacity, SimDuration::ZERO);
+        spec.strategy.validate().map_err(|e| err(format!("node {name}"), e))?;
+        b.set_strategy(id, AnyStrategy::from_config(&spec.strategy));
+        for m in &spec.modules {
+            m.validate().map_err(|e| err(format!("node {name}: module {}", m.kind()), e))?;
+            b.add_module(id, m.build());
+        }
+        ids.push((name.clone(), id));
+    }
+    let node = |n: &str| ids.iter().find(|(x, _)| x == n).map(|(_, id)| *id);
+
+    // Links, and the routing graph over them.
+    let mut graph = Graph::new(ids.len());
+    for (i, (name, link)) in scenario.links.iter().enumerate() {
+        let [a, b_name] = &link.endpoints;
+        let (na, nb) = match (node(a), node(b_name)) {
+            (Some(x), Some(y)) => (x, y),
+            _ => return Err(err(format!("link {name}"), "endpoint is not a declared node")),
+        };
+        let params = |dir: Dir| {
+            let d = link.direction(dir);
+            LinkParams {
+                bandwidth_bps: d.bandwidth.bps(),
+                delay: d.delay.get(),
+                queue: d.queue.clone(),
+                loss: d.loss.clone(),
+                underlay: d.underlay.map(|u| (u.bps(), d.underlay_queue)),
+                shaper: d.interest_shaper.map(shaper),
+            }
+        };
+        b.add_link(name, na, nb, params(Dir::AB), params(Dir::BA)).map_err(|e| err(format!("link {name}"), e))?;
+        let weight = match scenario.routing.metric {
+            RoutingMetric::Cost => link.cost as u64,
+            RoutingMetric::Delay => link.delay.get().nanos().max(1),
+            RoutingMetric::Hops => 1,
+        };
+        graph.add_edge(na.idx(), nb.idx(), weight, i);
+    }
+
+    // Producers first (they install their own app-face routes), remembering what they serve.
+    let mut served: Vec<(String, Vec<usize>)> = Vec::new();
+    for (name, app) in &scenario.apps {
+        if let AppSpec::Producer(p) = app {
+            let at = node(&p.node).ok_or_else(|| err(format!("app {name}"), "unknown node"))?;
+            let params = ProducerParams {
+                name: name.clone(),
+                payload: p.payload.0 as u32,
+                overhead: p.overhead.0 as u32,
+                processing_delay: p.processing_delay.get(),
+            };
+            b.add_producer(at, &p.prefix, params);
+            match served.iter_mut().find(|(pre, _)| *pre == p.prefix) {
+                Some((_, v)) => v.push(at.idx()),
+                None => served.push((p.prefix.clone(), vec![at.idx()])),
+            }
+        }
+    }
+
+    // Computed routes: every node towards the nearest producer of each prefix.
+    if scenario.routing.mode == RoutingMode::Computed {
+        for (prefix, origins) in &served {
+            let dist = graph.distances(origins);
+            for u in 0..ids.len() {
+                if origins.contains(&u) {
+                    continue;
+                }
+                for (v, _, cost) in graph.next_hops(u, &dist, scenario.routing.multipath) {
+                    let face = b
+                        .face_between(NodeId(u as u32), NodeId(v as u32))
+                        .ok_or_else(|| err("routing", "internal: no face for a graph edge"))?;
+                    b.add_route(NodeId(u as u32), prefix, face, cost);
+                }
+            }
+        }
+    }
+    for r in &scenario.routes {
+        let (from, to) = match (node(&r.node), node(&r.nexthop)) {
+            (Some(x), Some(y)) => (x, y),
+            _ => return Err(err(format!("route {} {}", r.node, r.prefix), "unknown node")),
+        };
+        let face = b
+            .face_between(from, to)
+            .ok_or_else(|| err(format!("route {} {}", r.node, r.prefix), format!("{} is not a neighbour of {}", r.nexthop, r.node)))?;
+        b.add_route(from, &r.prefix, face, r.cost as u64);
+    }
+
+    // Consumers.
+    for (name, app) in &scenario.apps {
+        let AppSpec::Consumer(c) = app else { continue };
+        let at = node(&c.node).ok_or_else(|| err(format!("app {name}"), "unknown node"))?;
+        let payload = scenario.producer_for(&c.prefix).map_or(1024, |(_, p)| p.payload.0 as u32);
+        let segments = c.segments.or_else(|| c.file_size.map(|f| f.0.div_ceil(payload.max(1) as u64)));
+        c.rtt.validate().map_err(|e| err(format!("app {name}"), e))?;
+        let controller = match c.control() {
+            Some(Control::Window(w)) => {
+                w.validate().map_err(|e| err(format!("app {name}"), e))?;
+                Controller::Window(w.build())
+            }
+            Some(Control::Rate(r)) => {
+                r.validate().map_err(|e| err(format!("app {name}"), e))?;
+                Controller::Rate(r.build())
+            }
+            None => return Err(err(format!("app {name}"), "a consumer needs exactly one of `window` or `rate`")),
+        };
+        let params = ConsumerParams {
+            name: name.clone(),
+            prefix: Default::default(),
+            interest_size: c.interest_size.0 as u32,
+            payload,
+            lifetime: c.lifetime.get(),
+            retransmit: c.retransmit,
+            max_retransmissions: c.max_retransmissions,
+            timeout_check: c.timeout_check.get(),
+            rto_per_interest: c.rto_per_interest,
+            segments,
+            rtt: c.rtt,
+            interest_bucket: c.interest_bucket,
+            smoothing: c.smoothing,
+        };
+        let start = SimTime::ZERO + c.start.get();
+        let stop = c.stop.map(|s| SimTime::ZERO + s.get());
+        b.add_consumer(at, &c.prefix, params, controller, start, stop);
+    }
+    Ok(b.build())
+}
