@@ -1,12 +1,37 @@
 //! Window controllers, one per file, and the tagged config enum that builds them.
+//!
+//! Shared pieces: `law.rs` (the `WindowLaw` trait and the loss-driven `LossWindow` that `bic`
+//! and `cubic` run in), `recovery.rs` (the recovery point behind "one decrease per RTT" and
+//! PCON's conservative window adaptation), and `aimd.rs`'s `AimdState` (slow start, congestion
+//! avoidance, Tahoe and fast-recovery decreases), reused by `reno-hole` and `arrival-rate`.
 
+pub mod aimd;
+pub mod arrival_rate;
+pub mod bic;
+pub mod consumer_window;
+pub mod cubic;
 pub mod fixed;
+pub mod law;
+pub mod pcon;
+pub mod recovery;
+pub mod reno_hole;
+
+#[cfg(test)]
+pub(crate) mod testkit;
 
 use serde::{Deserialize, Serialize};
 
 use super::WindowControl;
 
+pub use aimd::{Aimd, AimdConfig, AimdLaw, AimdState, SlowStartStep};
+pub use arrival_rate::{ArrivalRate, ArrivalRateConfig, WindowRtt};
+pub use bic::{Bic, BicConfig, BicLaw};
+pub use consumer_window::{ConsumerWindow, ConsumerWindowConfig};
+pub use cubic::{Cubic, CubicConfig, CubicLaw};
 pub use fixed::{FixedWindow, FixedWindowConfig};
+pub use law::{LossWindow, WindowLaw};
+pub use pcon::{Pcon, PconConfig, PconLaw};
+pub use reno_hole::{RenoHole, RenoHoleConfig};
 
 /// `[apps.x.window] type = "..."` in a scenario: which window algorithm and its parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -14,6 +39,20 @@ pub use fixed::{FixedWindow, FixedWindowConfig};
 pub enum WindowConfig {
     /// A constant window (no congestion control).
     Fixed(FixedWindowConfig),
+    /// ndnSIM's old ConsumerWindow: +1 per Data, back to the initial window on every timeout.
+    ConsumerWindow(ConsumerWindowConfig),
+    /// Slow start and congestion avoidance; Tahoe on a timeout (seed 002 "aimd").
+    Aimd(AimdConfig),
+    /// AIMD plus sequence-hole detection and fast recovery (seed 002 "reno").
+    RenoHole(RenoHoleConfig),
+    /// Probe windows, settle on the best Data arrival rate × RTT, then grow linearly.
+    ArrivalRate(ArrivalRateConfig),
+    /// BIC-TCP on timeouts and marked NACKs.
+    Bic(BicConfig),
+    /// CUBIC on timeouts and marked NACKs.
+    Cubic(CubicConfig),
+    /// The PCON consumer: AIMD, BIC or CUBIC driven by congestion marks.
+    Pcon(PconConfig),
 }
 
 impl WindowConfig {
@@ -21,17 +60,118 @@ impl WindowConfig {
     pub fn validate(&self) -> Result<(), String> {
         match self {
             WindowConfig::Fixed(c) => c.validate(),
+            WindowConfig::ConsumerWindow(c) => c.validate(),
+            WindowConfig::Aimd(c) => c.validate(),
+            WindowConfig::RenoHole(c) => c.validate(),
+            WindowConfig::ArrivalRate(c) => c.validate(),
+            WindowConfig::Bic(c) => c.validate(),
+            WindowConfig::Cubic(c) => c.validate(),
+            WindowConfig::Pcon(c) => c.validate(),
         }
     }
     pub fn build(&self) -> Box<dyn WindowControl> {
         match self {
             WindowConfig::Fixed(c) => Box::new(FixedWindow::new(c)),
+            WindowConfig::ConsumerWindow(c) => Box::new(ConsumerWindow::new(c)),
+            WindowConfig::Aimd(c) => Box::new(Aimd::new(c)),
+            WindowConfig::RenoHole(c) => Box::new(RenoHole::new(c)),
+            WindowConfig::ArrivalRate(c) => Box::new(ArrivalRate::new(c)),
+            WindowConfig::Bic(c) => Box::new(bic::new_bic(c)),
+            WindowConfig::Cubic(c) => Box::new(cubic::new_cubic(c)),
+            WindowConfig::Pcon(c) => Box::new(Pcon::new(c)),
         }
     }
     /// The `type` string of this config.
     pub fn kind(&self) -> &'static str {
         match self {
             WindowConfig::Fixed(_) => "fixed",
+            WindowConfig::ConsumerWindow(_) => "consumer-window",
+            WindowConfig::Aimd(_) => "aimd",
+            WindowConfig::RenoHole(_) => "reno-hole",
+            WindowConfig::ArrivalRate(_) => "arrival-rate",
+            WindowConfig::Bic(_) => "bic",
+            WindowConfig::Cubic(_) => "cubic",
+            WindowConfig::Pcon(_) => "pcon",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Wrapper {
+        window: WindowConfig,
+    }
+
+    fn parse(toml_text: &str) -> Result<WindowConfig, String> {
+        toml::from_str::<Wrapper>(toml_text).map(|w| w.window).map_err(|e| e.to_string())
+    }
+
+    const KINDS: [&str; 8] = ["fixed", "consumer-window", "aimd", "reno-hole", "arrival-rate", "bic", "cubic", "pcon"];
+
+    #[test]
+    fn every_type_deserialises_with_defaults_validates_and_builds_under_its_name() {
+        for kind in KINDS {
+            let cfg = parse(&format!("window = {{ type = \"{kind}\" }}")).unwrap();
+            assert_eq!(cfg.kind(), kind);
+            assert_eq!(cfg.validate(), Ok(()), "{kind}");
+            assert_eq!(cfg.build().name(), kind);
+        }
+    }
+
+    #[test]
+    fn every_type_rejects_an_unknown_key() {
+        for kind in KINDS {
+            let err = parse(&format!("window = {{ type = \"{kind}\", bogus = 1 }}")).unwrap_err();
+            assert!(err.contains("bogus"), "{kind}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_type_is_rejected() {
+        assert!(parse("window = { type = \"vegas\" }").is_err());
+    }
+
+    #[test]
+    fn pcon_takes_its_law_and_law_parameters_as_flat_keys() {
+        let cfg = parse("window = { type = \"pcon\", law = \"cubic\", beta = 0.7, c = 0.4 }").unwrap();
+        let WindowConfig::Pcon(p) = &cfg else { panic!("{cfg:?}") };
+        assert_eq!((p.law, p.beta, p.c), (PconLaw::Cubic, Some(0.7), Some(0.4)));
+        assert_eq!(cfg.validate(), Ok(()));
+    }
+
+    #[test]
+    fn parameters_of_each_type_are_read() {
+        let cases = [
+            ("window = { type = \"consumer-window\", initial_window = 4 }", "consumer-window"),
+            ("window = { type = \"aimd\", slow_start_step = \"interest-over-data\", initial_ssthresh = 64 }", "aimd"),
+            ("window = { type = \"reno-hole\", holes_before_reaction = 5 }", "reno-hole"),
+            ("window = { type = \"arrival-rate\", step = 5, window_rtt = \"srtt\" }", "arrival-rate"),
+            ("window = { type = \"bic\", beta = 0.8, smooth_part = 5 }", "bic"),
+            ("window = { type = \"cubic\", beta = 0.7, fast_convergence = true, tcp_friendly = true }", "cubic"),
+            ("window = { type = \"pcon\", law = \"bic\", cwa = false, low_window = 10 }", "pcon"),
+        ];
+        for (text, kind) in cases {
+            let cfg = parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(cfg.kind(), kind);
+            assert_eq!(cfg.validate(), Ok(()), "{text}");
+        }
+        let WindowConfig::RenoHole(r) = parse(cases[2].0).unwrap() else { unreachable!() };
+        assert_eq!(r.holes_before_reaction, 5);
+    }
+
+    #[test]
+    fn a_misspelt_enum_value_is_rejected() {
+        assert!(parse("window = { type = \"pcon\", law = \"reno\" }").is_err());
+        assert!(parse("window = { type = \"aimd\", slow_start_step = \"half\" }").is_err());
+    }
+
+    #[test]
+    fn configs_survive_a_json_round_trip() {
+        let cfg = parse("window = { type = \"pcon\", law = \"cubic\", beta = 0.7 }").unwrap();
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert_eq!(serde_json::from_str::<WindowConfig>(&json).unwrap(), cfg);
     }
 }
