@@ -1,11 +1,13 @@
 //! Pending Interest Table: one entry per exact name, remembering which downstream faces asked
 //! (in-records) and where the Interest went (out-records).
 //!
-//! Expiry is lazy: every insert or refresh pushes (expiry, name) on a min-heap; the forwarder
-//! sweeps the heap at the earliest expiry and skips items whose entry is gone or was refreshed.
+//! Expiry is lazy: every insert or refresh records (expiry, name); the forwarder sweeps at the
+//! earliest recorded expiry and skips items whose entry is gone or was refreshed. Lifetimes are
+//! nearly always uniform, so records arrive in expiry order and live in a FIFO; the rare record
+//! that would break the order (a shorter lifetime) goes to a small min-heap instead.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -63,7 +65,10 @@ impl PitEntry {
 #[derive(Default, Debug)]
 pub struct Pit {
     map: FxHashMap<Name, PitEntry>,
-    expiries: BinaryHeap<Reverse<(SimTime, Name)>>,
+    /// Expiry records in non-decreasing time order.
+    in_order: VecDeque<(SimTime, Name)>,
+    /// Expiry records that arrived out of order.
+    out_of_order: BinaryHeap<Reverse<(SimTime, Name)>>,
 }
 
 impl Pit {
@@ -74,7 +79,7 @@ impl Pit {
         self.map.get_mut(name)
     }
     pub fn insert(&mut self, name: Name, entry: PitEntry) {
-        self.expiries.push(Reverse((entry.expiry, name)));
+        self.note_expiry(name, entry.expiry);
         self.map.insert(name, entry);
     }
     pub fn remove(&mut self, name: &Name) -> Option<PitEntry> {
@@ -82,7 +87,11 @@ impl Pit {
     }
     /// Record that `name`'s entry now expires at `at` (after a refresh).
     pub fn note_expiry(&mut self, name: Name, at: SimTime) {
-        self.expiries.push(Reverse((at, name)));
+        if self.in_order.back().is_none_or(|(t, _)| *t <= at) {
+            self.in_order.push_back((at, name));
+        } else {
+            self.out_of_order.push(Reverse((at, name)));
+        }
     }
     pub fn len(&self) -> usize {
         self.map.len()
@@ -92,21 +101,44 @@ impl Pit {
     }
     /// The earliest time something may expire.
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.expiries.peek().map(|Reverse((t, _))| *t)
+        let a = self.in_order.front().map(|(t, _)| *t);
+        let b = self.out_of_order.peek().map(|Reverse((t, _))| *t);
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
     }
     /// Remove and return every entry whose expiry is at or before `now`.
     pub fn take_expired(&mut self, now: SimTime, out: &mut Vec<(Name, PitEntry)>) {
-        while let Some(Reverse((t, name))) = self.expiries.peek().copied() {
+        while let Some(&(t, name)) = self.in_order.front() {
             if t > now {
                 break;
             }
-            self.expiries.pop();
-            let live = matches!(self.map.get(&name), Some(e) if e.expiry <= now);
-            if live {
-                if let Some(e) = self.map.remove(&name) {
-                    out.push((name, e));
-                }
+            self.in_order.pop_front();
+            self.take_if_expired(name, now, out);
+        }
+        while let Some(Reverse((t, name))) = self.out_of_order.peek().copied() {
+            if t > now {
+                break;
             }
+            self.out_of_order.pop();
+            self.take_if_expired(name, now, out);
+        }
+    }
+    fn take_if_expired(&mut self, name: Name, now: SimTime, out: &mut Vec<(Name, PitEntry)>) {
+        if self.map.get(&name).is_some_and(|e| e.expiry <= now) {
+            if let Some(e) = self.map.remove(&name) {
+                out.push((name, e));
+            }
+        }
+    }
+    /// The entry for `name` if it has not expired by `now`; an expired one is removed and
+    /// returned so the caller can run the expiry logic first.
+    pub fn take_if_stale(&mut self, name: &Name, now: SimTime) -> Option<PitEntry> {
+        if self.map.get(name).is_some_and(|e| e.expiry <= now) {
+            self.map.remove(name)
+        } else {
+            None
         }
     }
 }

@@ -315,6 +315,7 @@ impl WorldBuilder {
             work: VecDeque::new(),
             app_out: Vec::new(),
             dropped: Vec::new(),
+            expired: Vec::new(),
             started: false,
         }
     }

@@ -13,14 +13,20 @@ use crate::module::{InterestVerdict, ModuleCtx};
 use crate::packet::{NackReason, Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
 
-/// PIT sweeps are rounded up to this grain so a busy node sweeps at most once per grain.
-const PIT_SWEEP_GRAIN: SimDuration = SimDuration::from_millis(1);
+/// PIT sweeps are rounded up to this grain so a busy node sweeps at most once per grain. An
+/// entry past its expiry is also expired on lookup, so the grain only delays the strategy's
+/// `on_pit_expired` notice, never the forwarding decisions.
+const PIT_SWEEP_GRAIN: SimDuration = SimDuration::from_millis(10);
 
 impl World {
     /// A node receives `packet` on `in_face` (from a link or from one of its applications).
     pub(super) fn receive(&mut self, in_face: FaceId, mut packet: Packet) {
         let node = self.faces[in_face.idx()].node;
         packet.hops = packet.hops.saturating_add(1);
+        let now = self.now();
+        if let Some(stale) = self.nodes[node.idx()].pit.take_if_stale(&packet.name, now) {
+            self.expire_entry(node, &stale);
+        }
         match packet.kind {
             PacketKind::Interest => self.on_interest(node, in_face, packet),
             PacketKind::Data => self.on_data(node, in_face, packet),
@@ -284,22 +290,31 @@ impl World {
         if n.pit_sweep_at.is_some_and(|s| s <= now) {
             n.pit_sweep_at = None;
         }
-        let mut expired = Vec::new();
+        let mut expired = std::mem::take(&mut self.expired);
         n.pit.take_expired(now, &mut expired);
         for (_, e) in &expired {
-            n.counters.pit_expired += 1;
-            let mut out_faces: SmallVec<[FaceId; 4]> = SmallVec::new();
-            for r in &e.out_records {
-                if r.nacked.is_none() {
-                    let f = &mut self.faces[r.face.idx()];
-                    f.pending_interests = f.pending_interests.saturating_sub(1);
-                    out_faces.push(r.face);
-                }
-            }
-            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
-            n.strategy.get().on_pit_expired(&mut ctx, &out_faces, e.fib_entry);
+            self.expire_entry(node, e);
         }
+        expired.clear();
+        self.expired = expired;
         self.ensure_pit_sweep(node);
+    }
+
+    /// An entry expired without Data: release its pending counts and tell the strategy.
+    fn expire_entry(&mut self, node: NodeId, e: &PitEntry) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        n.counters.pit_expired += 1;
+        let mut out_faces: SmallVec<[FaceId; 4]> = SmallVec::new();
+        for r in &e.out_records {
+            if r.nacked.is_none() {
+                let f = &mut self.faces[r.face.idx()];
+                f.pending_interests = f.pending_interests.saturating_sub(1);
+                out_faces.push(r.face);
+            }
+        }
+        let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+        n.strategy.get().on_pit_expired(&mut ctx, &out_faces, e.fib_entry);
     }
 }
 

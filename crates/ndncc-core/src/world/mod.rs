@@ -144,6 +144,7 @@ pub struct World {
     /// Scratch buffers reused on the hot path.
     app_out: Vec<Packet>,
     dropped: Vec<Packet>,
+    expired: Vec<(crate::packet::Name, crate::forwarder::PitEntry)>,
     started: bool,
 }
 
