@@ -11,5 +11,6 @@ pub mod rng;
 pub mod packet;
 pub mod queue;
 pub mod rtt;
+pub mod scenario;
 pub mod time;
 pub mod units;
