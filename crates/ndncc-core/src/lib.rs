@@ -27,6 +27,7 @@ pub mod queue;
 pub mod recorder;
 pub mod rng;
 pub mod rtt;
+pub mod scenario;
 pub mod time;
 pub mod units;
 pub mod world;

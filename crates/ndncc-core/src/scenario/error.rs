@@ -1,0 +1,148 @@
+//! The one error type of the scenario layer, and the tidying of serde's messages.
+
+use std::fmt;
+
+/// A problem with a scenario, located as precisely as the input allows.
+///
+/// Displays as `file:line: key: message`, leaving out the parts that are unknown, e.g.
+/// `scenarios/x.toml:14: links.R1-R2.queue: unknown variant 'codle', expected one of droptail`.
+/// When the offending value came from a command-line override it displays as
+/// `file: --set key: message` instead.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ScenarioError {
+    /// The file (or other origin) the scenario was read from; empty for scenarios built in code.
+    pub file: String,
+    /// 1-based line of the offending key in `file`, when known.
+    pub line: Option<usize>,
+    /// Dotted path of the offending key, e.g. `links.R1-R2.queue` or `routes[2].nexthop`.
+    pub key: Option<String>,
+    /// True when the value at `key` was set by an override (`--set key=value`), not the file.
+    pub from_override: bool,
+    /// What is wrong, and what would be accepted.
+    pub message: String,
+}
+
+impl ScenarioError {
+    /// An error with only a file and a message.
+    pub fn new(file: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { file: file.to_string(), line: None, key: None, from_override: false, message: message.into() }
+    }
+
+    pub(crate) fn at(file: &str, line: Option<usize>, key: Option<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { file: file.to_string(), line, key, from_override: false, message: message.into() }
+    }
+
+    pub(crate) fn from_set(file: &str, key: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            file: file.to_string(),
+            line: None,
+            key: Some(key.to_string()),
+            from_override: true,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        let mut head = self.file.clone();
+        if let (Some(line), false) = (self.line, self.from_override) {
+            if head.is_empty() {
+                head = format!("line {line}");
+            } else {
+                head = format!("{head}:{line}");
+            }
+        }
+        if !head.is_empty() {
+            parts.push(head);
+        }
+        match (&self.key, self.from_override) {
+            (Some(k), true) => parts.push(format!("--set {k}")),
+            (Some(k), false) => parts.push(k.clone()),
+            (None, true) => parts.push("--set".to_string()),
+            (None, false) => {}
+        }
+        parts.push(self.message.clone());
+        f.write_str(&parts.join(": "))
+    }
+}
+
+/// A validation failure before it is given a file and line: the dotted key and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Invalid {
+    pub key: String,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Invalid {
+        Invalid { key: key.into(), message: message.into() }
+    }
+}
+
+/// Rewrite a serde or TOML message into the project's style: quoted names in single quotes,
+/// and accepted alternatives as a plain list (`expected one of droptail, codel`).
+pub(crate) fn tidy_message(msg: &str) -> String {
+    let one_line = msg.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    if !one_line.contains('`') {
+        return one_line;
+    }
+    let (head, tail) = match one_line.find(", expected ") {
+        Some(i) => (&one_line[..i], Some(&one_line[i + ", expected ".len()..])),
+        None => (one_line.as_str(), None),
+    };
+    let mut out = head.replace('`', "'");
+    if let Some(tail) = tail {
+        let names = backticked(tail);
+        if names.is_empty() {
+            out.push_str(", expected ");
+            out.push_str(tail);
+        } else {
+            out.push_str(", expected one of ");
+            out.push_str(&names.join(", "));
+        }
+    }
+    out
+}
+
+/// The names between backticks in `s`, in order.
+fn backticked(s: &str) -> Vec<&str> {
+    s.split('`').skip(1).step_by(2).collect()
+}
+
+/// The name between the first pair of backticks, if any (serde quotes field names so).
+pub(crate) fn first_backticked(s: &str) -> Option<&str> {
+    backticked(s).into_iter().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_leaves_out_unknown_parts() {
+        let e = ScenarioError::at("x.toml", Some(14), Some("links.A-B.queue".into()), "bad");
+        assert_eq!(e.to_string(), "x.toml:14: links.A-B.queue: bad");
+        assert_eq!(ScenarioError::new("x.toml", "bad").to_string(), "x.toml: bad");
+        let e = ScenarioError::at("", None, Some("apps.C1".into()), "bad");
+        assert_eq!(e.to_string(), "apps.C1: bad");
+    }
+
+    #[test]
+    fn override_errors_display_the_set_flag() {
+        let e = ScenarioError::from_set("x.toml", "simulation.seed", "bad");
+        assert_eq!(e.to_string(), "x.toml: --set simulation.seed: bad");
+    }
+
+    #[test]
+    fn serde_lists_become_plain_lists() {
+        assert_eq!(
+            tidy_message("unknown variant `codle`, expected one of `droptail`, `codel`"),
+            "unknown variant 'codle', expected one of droptail, codel"
+        );
+        assert_eq!(tidy_message("unknown variant `x`, expected `a` or `b`"), "unknown variant 'x', expected one of a, b");
+        assert_eq!(tidy_message("missing field `duration`"), "missing field 'duration'");
+        assert_eq!(tidy_message("invalid type: integer `5`, expected a string"), "invalid type: integer '5', expected a string");
+    }
+}

@@ -1,0 +1,258 @@
+//! `[links.NAME]`: a full-duplex point-to-point link and its two directions.
+
+use serde::{Deserialize, Serialize};
+
+use super::types::default_cost;
+use crate::loss::LossConfig;
+use crate::queue::QueueConfig;
+use crate::units::{Bandwidth, Bytes, Duration};
+
+/// Keys a `[links.NAME]` table accepts. `[defaults.link]` accepts all of them but `endpoints`.
+pub const LINK_KEYS: &[&str] = &[
+    "endpoints",
+    "bandwidth",
+    "bandwidth_ab",
+    "bandwidth_ba",
+    "delay",
+    "cost",
+    "loss",
+    "loss_ab",
+    "loss_ba",
+    "queue",
+    "queue_ab",
+    "queue_ba",
+    "underlay",
+    "underlay_queue",
+    "interest_shaper",
+    "interest_shaper_ab",
+    "interest_shaper_ba",
+];
+
+/// A link between `endpoints[0]` (a) and `endpoints[1]` (b). Settings without a suffix apply
+/// to both directions; `_ab` / `_ba` variants override one direction (a → b, b → a).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// The two nodes, `[a, b]`. In a file it may be left out when the link's name splits at a
+    /// `-` into two declared nodes (`R1-R2`); a loaded scenario always has it filled in.
+    #[serde(default)]
+    pub endpoints: [String; 2],
+    /// Capacity of each direction [bit/s, e.g. `"10Mbps"`]. Required (here or in
+    /// `[defaults.link]`).
+    pub bandwidth: Bandwidth,
+    /// Capacity of a → b only, overriding `bandwidth` [bit/s]. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_ab: Option<Bandwidth>,
+    /// Capacity of b → a only [bit/s]. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_ba: Option<Bandwidth>,
+    /// One-way propagation delay [time, e.g. `"10ms"`]. Required (here or in defaults).
+    pub delay: Duration,
+    /// Routing metric used by computed routing with `metric = "cost"`. Default 1.
+    #[serde(default = "default_cost")]
+    pub cost: u32,
+    /// Random loss on the wire, both directions. Default `{ type = "none" }`.
+    #[serde(default)]
+    pub loss: LossConfig,
+    /// Loss of a → b only, overriding `loss`. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_ab: Option<LossConfig>,
+    /// Loss of b → a only. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_ba: Option<LossConfig>,
+    /// Queue discipline of each direction's transmitter. Default
+    /// `{ type = "droptail", packets = 100 }`.
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Queue of a → b only, overriding `queue`. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ab: Option<QueueConfig>,
+    /// Queue of b → a only. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ba: Option<QueueConfig>,
+    /// Hidden underlay capacity [bit/s] (an NDN link over an IP path whose bottleneck the NDN
+    /// layer cannot see), both directions. Optional; none means no underlay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub underlay: Option<Bandwidth>,
+    /// Packets the underlay holds before it drops [packets]. Default 100; used only with
+    /// `underlay`.
+    #[serde(default = "default_underlay_queue")]
+    pub underlay_queue: usize,
+    /// Hop-by-hop Interest shaper on each direction's sending face. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest_shaper: Option<ShaperSpec>,
+    /// Interest shaper of a → b only, overriding `interest_shaper`. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest_shaper_ab: Option<ShaperSpec>,
+    /// Interest shaper of b → a only. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest_shaper_ba: Option<ShaperSpec>,
+}
+
+fn default_underlay_queue() -> usize {
+    100
+}
+
+/// `interest_shaper = { … }`: a token-bucket Interest shaper. Every field is optional; the
+/// engine fills what is left out from the link (its bandwidth and the expected Data size).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShaperSpec {
+    /// Interests let through per second [Interests/s]. Default: the direction's bandwidth
+    /// divided by `data_size` (the Data those Interests will bring back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// Expected size of the Data answering one Interest [bytes], used to turn a bandwidth into
+    /// an Interest rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_size: Option<Bytes>,
+    /// Interests that may wait in the shaper before new ones are dropped [packets].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    /// Tokens the bucket holds, i.e. the largest burst sent back to back [Interests].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<f64>,
+}
+
+impl ShaperSpec {
+    /// Check the values given; the message names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(r) = self.rate {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err(format!("rate must be > 0 Interests/s (got {r})"));
+            }
+        }
+        if self.data_size.is_some_and(|b| b.0 == 0) {
+            return Err("data_size must be > 0 bytes".into());
+        }
+        if self.depth == Some(0) {
+            return Err("depth must be >= 1 packet".into());
+        }
+        if let Some(b) = self.burst {
+            if !(b >= 1.0 && b.is_finite()) {
+                return Err(format!("burst must be >= 1 Interest (got {b})"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One direction of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Dir {
+    /// `endpoints[0]` → `endpoints[1]`.
+    AB,
+    /// `endpoints[1]` → `endpoints[0]`.
+    BA,
+}
+
+/// The settings of one direction, per-direction overrides applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirectionSpec<'a> {
+    /// Sending node.
+    pub from: &'a str,
+    /// Receiving node.
+    pub to: &'a str,
+    pub bandwidth: Bandwidth,
+    pub delay: Duration,
+    pub loss: &'a LossConfig,
+    pub queue: &'a QueueConfig,
+    pub interest_shaper: Option<&'a ShaperSpec>,
+    pub underlay: Option<Bandwidth>,
+    pub underlay_queue: usize,
+}
+
+impl LinkSpec {
+    /// A link with the given endpoints, bandwidth and delay, and defaults for everything else.
+    pub fn new(a: &str, b: &str, bandwidth: Bandwidth, delay: Duration) -> LinkSpec {
+        LinkSpec {
+            endpoints: [a.to_string(), b.to_string()],
+            bandwidth,
+            bandwidth_ab: None,
+            bandwidth_ba: None,
+            delay,
+            cost: 1,
+            loss: LossConfig::None,
+            loss_ab: None,
+            loss_ba: None,
+            queue: QueueConfig::default(),
+            queue_ab: None,
+            queue_ba: None,
+            underlay: None,
+            underlay_queue: default_underlay_queue(),
+            interest_shaper: None,
+            interest_shaper_ab: None,
+            interest_shaper_ba: None,
+        }
+    }
+
+    /// The settings of direction `dir`.
+    pub fn direction(&self, dir: Dir) -> DirectionSpec<'_> {
+        let [a, b] = &self.endpoints;
+        let (from, to, bw, loss, queue, shaper) = match dir {
+            Dir::AB => (a, b, self.bandwidth_ab, &self.loss_ab, &self.queue_ab, &self.interest_shaper_ab),
+            Dir::BA => (b, a, self.bandwidth_ba, &self.loss_ba, &self.queue_ba, &self.interest_shaper_ba),
+        };
+        DirectionSpec {
+            from,
+            to,
+            bandwidth: bw.unwrap_or(self.bandwidth),
+            delay: self.delay,
+            loss: loss.as_ref().unwrap_or(&self.loss),
+            queue: queue.as_ref().unwrap_or(&self.queue),
+            interest_shaper: shaper.as_ref().or(self.interest_shaper.as_ref()),
+            underlay: self.underlay,
+            underlay_queue: self.underlay_queue,
+        }
+    }
+
+    /// The direction that leaves `node`, if `node` is an endpoint.
+    pub fn direction_from(&self, node: &str) -> Option<Dir> {
+        if self.endpoints[0] == node {
+            Some(Dir::AB)
+        } else if self.endpoints[1] == node {
+            Some(Dir::BA)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_direction_settings_override_the_shared_ones() {
+        let mut l = LinkSpec::new("A", "B", Bandwidth::mbps(10), Duration::from_millis(5));
+        l.bandwidth_ba = Some(Bandwidth::mbps(2));
+        l.interest_shaper = Some(ShaperSpec { depth: Some(5), ..Default::default() });
+        let ab = l.direction(Dir::AB);
+        let ba = l.direction(Dir::BA);
+        assert_eq!((ab.from, ab.to, ab.bandwidth), ("A", "B", Bandwidth::mbps(10)));
+        assert_eq!((ba.from, ba.to, ba.bandwidth), ("B", "A", Bandwidth::mbps(2)));
+        assert_eq!(ba.interest_shaper.and_then(|s| s.depth), Some(5));
+        assert_eq!(l.direction_from("B"), Some(Dir::BA));
+    }
+
+    #[test]
+    fn the_key_list_matches_the_struct() {
+        let mut l = LinkSpec::new("A", "B", Bandwidth::mbps(1), Duration::from_millis(1));
+        l.bandwidth_ab = Some(Bandwidth::mbps(1));
+        l.bandwidth_ba = Some(Bandwidth::mbps(1));
+        l.loss_ab = Some(LossConfig::None);
+        l.loss_ba = Some(LossConfig::None);
+        l.queue_ab = Some(QueueConfig::default());
+        l.queue_ba = Some(QueueConfig::default());
+        l.underlay = Some(Bandwidth::mbps(1));
+        l.interest_shaper = Some(ShaperSpec::default());
+        l.interest_shaper_ab = Some(ShaperSpec::default());
+        l.interest_shaper_ba = Some(ShaperSpec::default());
+        let t = toml::Table::try_from(&l).unwrap();
+        let mut written: Vec<&str> = t.keys().map(String::as_str).collect();
+        let mut listed = LINK_KEYS.to_vec();
+        written.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(written, listed);
+    }
+}

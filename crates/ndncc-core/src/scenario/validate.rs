@@ -1,0 +1,278 @@
+//! Validation: the second step after parsing. Every reference must point at something
+//! declared, every value must make sense, and every message names the offending key.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::app::{AppSpec, ConsumerSpec, ProducerSpec};
+use super::error::{Invalid, ScenarioError};
+use super::link::LinkSpec;
+use super::source::{index, join};
+use super::types::{name_covers, split_face, FaceSelection, RoutingMode, Scenario};
+
+type Check = Result<(), Invalid>;
+
+fn fail(key: impl Into<String>, message: impl Into<String>) -> Check {
+    Err(Invalid::new(key, message))
+}
+
+/// A name prefix: `/`, or `/` followed by non-empty components.
+fn check_prefix(key: String, prefix: &str) -> Check {
+    let ok = prefix == "/" || (prefix.starts_with('/') && prefix[1..].split('/').all(|c| !c.is_empty()));
+    if ok {
+        Ok(())
+    } else {
+        fail(key, format!("'{prefix}' is not a name prefix (write e.g. \"/p1\" or \"/video/seg\")"))
+    }
+}
+
+impl Scenario {
+    /// Check a scenario built in code (loading checks already). The error names the key; it
+    /// has no file or line.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.check().map_err(|e| ScenarioError::at("", None, Some(e.key), e.message))
+    }
+
+    pub(crate) fn check(&self) -> Check {
+        self.check_simulation()?;
+        self.check_nodes()?;
+        self.check_links()?;
+        self.check_routes()?;
+        self.check_apps()?;
+        self.check_record()
+    }
+
+    fn node_ref(&self, key: String, node: &str) -> Check {
+        if self.nodes.contains_key(node) {
+            return Ok(());
+        }
+        let known: Vec<&str> = self.nodes.keys().map(String::as_str).collect();
+        let known = if known.is_empty() { "none are declared".to_string() } else { format!("declared: {}", known.join(", ")) };
+        fail(key, format!("'{node}' is not a declared node ({known})"))
+    }
+
+    fn check_simulation(&self) -> Check {
+        if self.simulation.duration.get().0 == 0 {
+            return fail("simulation.duration", "must be > 0");
+        }
+        if self.simulation.seed > i64::MAX as u64 {
+            return fail("simulation.seed", format!("must be at most {} (TOML integers are 64-bit signed)", i64::MAX));
+        }
+        Ok(())
+    }
+
+    fn check_nodes(&self) -> Check {
+        for (name, n) in &self.nodes {
+            let key = join("nodes", name);
+            if name.is_empty() || name.contains(char::is_whitespace) || name.contains("->") {
+                return fail(key, format!("'{name}' is not a usable node name (no spaces, no '->', not empty)"));
+            }
+            if n.clock_tick.is_some_and(|t| t.get().0 == 0) {
+                return fail(join(&key, "clock_tick"), "must be > 0 (leave it out for exact timers)");
+            }
+            n.strategy.validate().or_else(|m| fail(join(&key, "strategy"), m))?;
+            for (i, m) in n.modules.iter().enumerate() {
+                m.validate().or_else(|msg| fail(index(&join(&key, "modules"), i), msg))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_links(&self) -> Check {
+        let mut pairs: BTreeMap<(&str, &str), &str> = BTreeMap::new();
+        for (name, l) in &self.links {
+            let key = join("links", name);
+            if name.is_empty() {
+                return fail(key, "a link needs a non-empty name");
+            }
+            let [a, b] = &l.endpoints;
+            self.node_ref(join(&key, "endpoints"), a)?;
+            self.node_ref(join(&key, "endpoints"), b)?;
+            if a == b {
+                return fail(join(&key, "endpoints"), format!("a link cannot connect '{a}' to itself"));
+            }
+            let pair = if a < b { (a.as_str(), b.as_str()) } else { (b.as_str(), a.as_str()) };
+            if let Some(other) = pairs.insert(pair, name) {
+                return fail(
+                    key,
+                    format!("links '{other}' and '{name}' both connect {a} and {b}; face names like {a}->{b} would be ambiguous"),
+                );
+            }
+            check_link_settings(&key, l)?;
+        }
+        Ok(())
+    }
+
+    fn check_routes(&self) -> Check {
+        let mut seen = BTreeSet::new();
+        for (i, r) in self.routes.iter().enumerate() {
+            let key = index("routes", i);
+            self.node_ref(join(&key, "node"), &r.node)?;
+            check_prefix(join(&key, "prefix"), &r.prefix)?;
+            self.node_ref(join(&key, "nexthop"), &r.nexthop)?;
+            if self.links_between(&r.node, &r.nexthop).next().is_none() {
+                let n = self.neighbours(&r.node);
+                let n = if n.is_empty() { "it has none".to_string() } else { format!("its neighbours: {}", n.join(", ")) };
+                return fail(join(&key, "nexthop"), format!("'{}' is not a neighbour of '{}' ({n})", r.nexthop, r.node));
+            }
+            if !seen.insert((&r.node, &r.prefix, &r.nexthop)) {
+                return fail(key, format!("duplicate route: {} {} via {} is already given", r.node, r.prefix, r.nexthop));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_apps(&self) -> Check {
+        let mut served = BTreeMap::new();
+        for (name, app) in &self.apps {
+            let key = join("apps", name);
+            if name.is_empty() {
+                return fail(key, "an app needs a non-empty name");
+            }
+            self.node_ref(join(&key, "node"), app.node())?;
+            check_prefix(join(&key, "prefix"), app.prefix())?;
+            match app {
+                AppSpec::Producer(p) => {
+                    check_producer(&key, p)?;
+                    if let Some(other) = served.insert((&p.node, &p.prefix), name) {
+                        return fail(key, format!("apps '{other}' and '{name}' both serve {} on node {}", p.prefix, p.node));
+                    }
+                }
+                AppSpec::Consumer(c) => {
+                    self.check_consumer(&key, c)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_consumer(&self, key: &str, c: &ConsumerSpec) -> Check {
+        match (&c.window, &c.rate) {
+            (Some(_), Some(_)) => return fail(join(key, "rate"), "a consumer takes exactly one of `window` or `rate`, not both"),
+            (None, None) => {
+                return fail(key, "a consumer needs a controller: give `window = { type = … }` or `rate = { type = … }`")
+            }
+            (Some(w), None) => w.validate().or_else(|m| fail(join(key, "window"), m))?,
+            (None, Some(r)) => r.validate().or_else(|m| fail(join(key, "rate"), m))?,
+        }
+        c.rtt.validate().or_else(|m| fail(join(key, "rtt"), m))?;
+        let duration = self.simulation.duration;
+        if c.start >= duration {
+            return fail(join(key, "start"), format!("starts at {}, not before the end of the simulation ({duration})", c.start));
+        }
+        if let Some(stop) = c.stop {
+            if stop <= c.start {
+                return fail(join(key, "stop"), format!("stop ({stop}) must be after start ({})", c.start));
+            }
+        }
+        match (c.segments, c.file_size) {
+            (Some(_), Some(_)) => return fail(join(key, "file_size"), "give `segments` or `file_size`, not both"),
+            (Some(0), None) => return fail(join(key, "segments"), "must be >= 1 (leave it out to fetch until `stop`)"),
+            (None, Some(b)) if b.0 == 0 => return fail(join(key, "file_size"), "must be > 0 bytes"),
+            _ => {}
+        }
+        if c.interest_size.0 == 0 {
+            return fail(join(key, "interest_size"), "must be > 0 bytes");
+        }
+        if c.lifetime.get().0 == 0 {
+            return fail(join(key, "lifetime"), "must be > 0");
+        }
+        if c.interest_bucket == 0 {
+            return fail(join(key, "interest_bucket"), "must be >= 1 Interest");
+        }
+        self.check_reachable(key, c)
+    }
+
+    /// A consumer's prefix must be served by a producer (reachable over links when routes are
+    /// computed) or be covered by a static route on the consumer's node.
+    fn check_reachable(&self, key: &str, c: &ConsumerSpec) -> Check {
+        if self.routes.iter().any(|r| r.node == c.node && name_covers(&r.prefix, &c.prefix)) {
+            return Ok(());
+        }
+        let producers: Vec<&ProducerSpec> = self.producers().map(|(_, p)| p).filter(|p| name_covers(&p.prefix, &c.prefix)).collect();
+        if producers.is_empty() {
+            let all: BTreeSet<&str> = self.producers().map(|(_, p)| p.prefix.as_str()).collect();
+            let all = if all.is_empty() { "there are no producers".to_string() } else { format!("producers serve {}", all.into_iter().collect::<Vec<_>>().join(", ")) };
+            return fail(
+                join(key, "prefix"),
+                format!("no producer serves {} and no static route on {} covers it ({all})", c.prefix, c.node),
+            );
+        }
+        if self.routing.mode == RoutingMode::Computed {
+            let reach = self.reachable_from(&c.node);
+            if !producers.iter().any(|p| reach.contains(p.node.as_str())) {
+                let at: Vec<&str> = producers.iter().map(|p| p.node.as_str()).collect();
+                return fail(
+                    join(key, "prefix"),
+                    format!("no link path leads from {} to a producer of {} (on {})", c.node, c.prefix, at.join(", ")),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn reachable_from<'a>(&'a self, start: &'a str) -> BTreeSet<&'a str> {
+        let mut seen = BTreeSet::from([start]);
+        let mut queue = VecDeque::from([start]);
+        while let Some(n) = queue.pop_front() {
+            for m in self.neighbours(n) {
+                if seen.insert(m) {
+                    queue.push_back(m);
+                }
+            }
+        }
+        seen
+    }
+
+    fn check_record(&self) -> Check {
+        let FaceSelection::List(faces) = &self.record.faces else { return Ok(()) };
+        let mut seen = BTreeSet::new();
+        for (i, f) in faces.iter().enumerate() {
+            let key = index("record.faces", i);
+            let Some((a, b)) = split_face(f) else {
+                return fail(key, format!("'{f}' is not a face name: write \"A->B\" for the face of A toward B"));
+            };
+            self.node_ref(key.clone(), a)?;
+            self.node_ref(key.clone(), b)?;
+            if self.links_between(a, b).next().is_none() {
+                return fail(key, format!("there is no link between {a} and {b}"));
+            }
+            if !seen.insert((a, b)) {
+                return fail(key, format!("face {a}->{b} is listed twice"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
+    for (k, q) in [("queue", Some(&l.queue)), ("queue_ab", l.queue_ab.as_ref()), ("queue_ba", l.queue_ba.as_ref())] {
+        if let Some(q) = q {
+            q.validate().or_else(|m| fail(join(key, k), m))?;
+        }
+    }
+    for (k, x) in [("loss", Some(&l.loss)), ("loss_ab", l.loss_ab.as_ref()), ("loss_ba", l.loss_ba.as_ref())] {
+        if let Some(x) = x {
+            x.validate().or_else(|m| fail(join(key, k), m))?;
+        }
+    }
+    for (k, s) in [
+        ("interest_shaper", l.interest_shaper.as_ref()),
+        ("interest_shaper_ab", l.interest_shaper_ab.as_ref()),
+        ("interest_shaper_ba", l.interest_shaper_ba.as_ref()),
+    ] {
+        if let Some(s) = s {
+            s.validate().or_else(|m| fail(join(key, k), m))?;
+        }
+    }
+    if l.underlay_queue == 0 {
+        return fail(join(key, "underlay_queue"), "must be >= 1 packet");
+    }
+    Ok(())
+}
+
+fn check_producer(key: &str, p: &ProducerSpec) -> Check {
+    if p.payload.0 == 0 {
+        return fail(join(key, "payload"), "must be > 0 bytes");
+    }
+    Ok(())
+}
