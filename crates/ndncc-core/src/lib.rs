@@ -12,6 +12,7 @@
 //! its name (`rng`). Components live in arenas and refer to each other by typed indices (`ids`).
 //! Algorithms plug in through small traits: `cc::WindowControl`, `cc::RateControl`,
 //! `queue::QueueDisc`, `forwarder::strategy::Strategy`, `module::RouterModule`.
+pub mod api;
 pub mod app;
 pub mod bench;
 pub mod cc;
@@ -19,6 +20,7 @@ pub mod event_queue;
 pub mod face;
 pub mod forwarder;
 pub mod ids;
+pub mod instantiate;
 pub mod loss;
 pub mod module;
 pub mod names;
@@ -26,6 +28,7 @@ pub mod packet;
 pub mod queue;
 pub mod recorder;
 pub mod rng;
+pub mod routing;
 pub mod rtt;
 pub mod scenario;
 pub mod time;

@@ -12,6 +12,20 @@ use serde::{Deserialize, Serialize};
 use crate::time::SimDuration;
 use crate::units::Duration;
 
+/// When the consumer doubles the RTO after timeouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backoff {
+    /// Double on every timed-out Interest (ndnSIM's consumers: a burst of losses drives the
+    /// multiplier to its maximum at once).
+    #[default]
+    PerTimeout,
+    /// Double once per timer check that found any timeout (one loss episode, one doubling).
+    PerCheck,
+    /// Never back off.
+    None,
+}
+
 /// Parameters of the estimator. Defaults are ndnSIM's consumer defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -28,6 +42,8 @@ pub struct RttConfig {
     pub max_rto: Duration,
     /// Largest backoff multiplier (64 in ndnSIM).
     pub max_backoff: u32,
+    /// When to double the RTO: "per-timeout" (ndnSIM), "per-check" or "none".
+    pub backoff: Backoff,
 }
 
 impl Default for RttConfig {
@@ -40,6 +56,7 @@ impl Default for RttConfig {
             min_rto: Duration::from_millis(200),
             max_rto: Duration::from_secs(200),
             max_backoff: 64,
+            backoff: Backoff::PerTimeout,
         }
     }
 }
@@ -90,6 +107,10 @@ impl RttEstimator {
             }
         }
         self.backoff = 1;
+    }
+
+    pub fn policy(&self) -> Backoff {
+        self.cfg.backoff
     }
 
     /// Double the RTO after a timeout, up to `max_backoff`.

@@ -22,7 +22,7 @@ use crate::ids::NameId;
 use crate::packet::{Name, Packet, PacketKind};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
 use crate::rng::SimRng;
-use crate::rtt::{RttConfig, RttEstimator};
+use crate::rtt::{Backoff, RttConfig, RttEstimator};
 use crate::time::{SimDuration, SimTime};
 
 /// Everything a consumer needs to know, resolved from the scenario.
@@ -318,9 +318,13 @@ impl Consumer {
     fn process_timeouts(&mut self, ctx: &mut AppCtx) {
         // The RTO is read once per check, as ndnSIM's consumers do.
         let rto = self.rtt.rto();
+        let mut any = false;
         while let Some((seq, _o)) = self.inflight.pop_expired(ctx.now, rto) {
             self.c.timeouts += 1;
-            self.rtt.backoff();
+            any = true;
+            if self.rtt.policy() == Backoff::PerTimeout {
+                self.rtt.backoff();
+            }
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.timeout, seq as f64);
             let before = self.window_now();
             let ev = self.loss_event(ctx.now, seq, None, false);
@@ -330,6 +334,9 @@ impl Consumer {
             }
             self.note_decrease(ctx, before);
             self.schedule_retx(seq);
+        }
+        if any && self.rtt.policy() == Backoff::PerCheck {
+            self.rtt.backoff();
         }
     }
 
