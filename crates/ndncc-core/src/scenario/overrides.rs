@@ -198,16 +198,12 @@ fn materialise_default(doc: &mut DocumentMut, segs: &[String]) {
         return;
     };
     match entry {
-        Item::Table(t) => {
-            if !t.contains_key(&segs[2]) {
-                t.insert(&segs[2], default);
-            }
+        Item::Table(t) if !t.contains_key(&segs[2]) => {
+            t.insert(&segs[2], default);
         }
-        Item::Value(Value::InlineTable(t)) => {
-            if !t.contains_key(&segs[2]) {
-                if let Ok(v) = default.into_value() {
-                    t.insert(&segs[2], v);
-                }
+        Item::Value(Value::InlineTable(t)) if !t.contains_key(&segs[2]) => {
+            if let Ok(v) = default.into_value() {
+                t.insert(&segs[2], v);
             }
         }
         _ => {}

@@ -56,7 +56,7 @@ impl Context {
 
     /// Turn a deserialisation error into a located one; `fallback` is the path of the table
     /// being read, used when the error carries no position.
-    fn from_de(&self, e: toml_edit::de::Error, fallback: &str) -> ScenarioError {
+    fn locate_de(&self, e: toml_edit::de::Error, fallback: &str) -> ScenarioError {
         let raw = e.message();
         let message = tidy_message(raw);
         let mut path = e
@@ -70,6 +70,9 @@ impl Context {
                 path = child;
             }
         }
+        if raw.starts_with("missing field") && !path.contains(['.', '[']) {
+            return self.locate(&path, &format!("missing table [{path}]"));
+        }
         if path.is_empty() {
             let line = e.span().filter(|_| !self.hide_lines).map(|s| self.rendered.line_of(s.start));
             return ScenarioError::at(&self.file, line, None, message);
@@ -81,8 +84,10 @@ impl Context {
 /// Parse, override, merge, deserialise, resolve and validate.
 pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: bool) -> Result<Scenario, ScenarioError> {
     let original_doc = ImDocument::parse(text.to_string()).map_err(|e| {
-        let line = e.span().filter(|_| !hide_lines).map(|s| line_at(text, s.start));
-        ScenarioError::at(file, line, None, format!("TOML syntax error: {}", tidy_message(e.message())))
+        let line = e.span().map(|s| line_at(text, s.start));
+        let key = line.and_then(|l| key_near_line(text, l));
+        let line = line.filter(|_| !hide_lines);
+        ScenarioError::at(file, line, key, format!("TOML syntax error: {}", tidy_message(e.message())))
     })?;
     let original = SourceMap::new(text, &original_doc);
 
@@ -122,6 +127,30 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
     Ok(scenario)
 }
 
+/// For a syntax error on line `line`, the key it is most likely in: the last table header at
+/// or before the line, plus the key written at the start of the line, when it has one. A best
+/// guess from the raw text, since a text that does not parse has no keys to ask.
+fn key_near_line(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let here = lines.get(line.checked_sub(1)?)?.trim();
+    let header = |l: &str| -> Option<String> {
+        let l = l.trim();
+        let inner = l.strip_prefix("[[").and_then(|x| x.split("]]").next()).or_else(|| l.strip_prefix('[').and_then(|x| x.split(']').next()))?;
+        let keys = Key::parse(inner.trim()).ok()?;
+        Some(keys.iter().fold(String::new(), |p, k| join(&p, k.get())))
+    };
+    if here.starts_with('[') {
+        return header(here);
+    }
+    let table = lines[..line - 1].iter().rev().find(|l| l.trim_start().starts_with('[')).and_then(|l| header(l));
+    let own = here.split_once('=').and_then(|(k, _)| Key::parse(k.trim()).ok());
+    match (table, own) {
+        (t, Some(keys)) => Some(keys.iter().fold(t.unwrap_or_default(), |p, k| join(&p, k.get()))),
+        (Some(t), None) => Some(t),
+        (None, None) => None,
+    }
+}
+
 /// `scenarios/e4-pcon.toml` → `e4-pcon`.
 pub(crate) fn file_stem(file: &str) -> String {
     std::path::Path::new(file)
@@ -132,7 +161,7 @@ pub(crate) fn file_stem(file: &str) -> String {
 }
 
 fn de_table<T: DeserializeOwned>(t: Table, ctx: &Context, path: &str) -> Result<T, ScenarioError> {
-    toml_edit::de::from_document::<T>(DocumentMut::from(t)).map_err(|e| ctx.from_de(e, path))
+    toml_edit::de::from_document::<T>(DocumentMut::from(t)).map_err(|e| ctx.locate_de(e, path))
 }
 
 fn as_table<'a>(item: &'a Item, ctx: &Context, path: &str, what: &str) -> Result<&'a dyn TableLike, ScenarioError> {
@@ -153,6 +182,17 @@ fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioErro
     for (k, _) in root.iter() {
         if !ROOT_KEYS.contains(&k) {
             return Err(ctx.locate(&join("", k), &format!("unknown section '{k}', expected one of {}", ROOT_KEYS.join(", "))));
+        }
+    }
+    for (k, item) in root.iter() {
+        let path = join("", k);
+        if k == "routes" {
+            let is_list = item.is_array_of_tables() || item.as_array().is_some_and(|a| a.iter().all(|v| v.is_inline_table()));
+            if !is_list {
+                return Err(ctx.locate(&path, "expected a list of tables: one [[routes]] table per route"));
+            }
+        } else if !item.is_table_like() {
+            return Err(ctx.locate(&path, &format!("expected a table: [{k}]")));
         }
     }
     let (link_defaults, node_defaults) = match root.get("defaults") {
