@@ -28,7 +28,12 @@ impl ScenarioError {
         ScenarioError { file: file.to_string(), line: None, key: None, from_override: false, message: message.into() }
     }
 
-    pub(crate) fn at(file: &str, line: Option<usize>, key: Option<String>, message: impl Into<String>) -> ScenarioError {
+    pub(crate) fn at(
+        file: &str,
+        line: Option<usize>,
+        key: Option<String>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
         ScenarioError { file: file.to_string(), line, key, from_override: false, message: message.into() }
     }
 
@@ -161,11 +166,26 @@ mod tests {
             tidy_message("unknown variant `codle`, expected one of `droptail`, `codel`"),
             "unknown variant 'codle', expected one of droptail, codel"
         );
-        assert_eq!(tidy_message("unknown variant `x`, expected `a` or `b`"), "unknown variant 'x', expected one of a, b");
+        assert_eq!(
+            tidy_message("unknown variant `x`, expected `a` or `b`"),
+            "unknown variant 'x', expected one of a, b"
+        );
         assert_eq!(tidy_message("missing field `duration`"), "missing field 'duration'");
-        assert_eq!(tidy_message("invalid type: integer `5`, expected a string"), "invalid type: integer '5', expected a string");
-        assert_eq!(tidy_message("invalid value: integer `-1`, expected u64"), "invalid value: integer '-1', expected a non-negative integer");
-        assert_eq!(tidy_message("invalid type: integer `5`, expected struct NodeSpec"), "invalid type: integer '5', expected a table");
-        assert_eq!(tidy_message("invalid type: string \"x\", expected f64"), "invalid type: string \"x\", expected a number");
+        assert_eq!(
+            tidy_message("invalid type: integer `5`, expected a string"),
+            "invalid type: integer '5', expected a string"
+        );
+        assert_eq!(
+            tidy_message("invalid value: integer `-1`, expected u64"),
+            "invalid value: integer '-1', expected a non-negative integer"
+        );
+        assert_eq!(
+            tidy_message("invalid type: integer `5`, expected struct NodeSpec"),
+            "invalid type: integer '5', expected a table"
+        );
+        assert_eq!(
+            tidy_message("invalid type: string \"x\", expected f64"),
+            "invalid type: string \"x\", expected a number"
+        );
     }
 }

@@ -46,7 +46,8 @@ pub struct LinkSpec {
     /// Capacity of b → a only [bit/s]. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_ba: Option<Bandwidth>,
-    /// One-way propagation delay [time, e.g. `"10ms"`]. Required (here or in defaults).
+    /// One-way propagation delay [time, e.g. `"10ms"`]. Required (here or in defaults);
+    /// `"0s"` is allowed.
     pub delay: Duration,
     /// Routing metric used by computed routing with `metric = "cost"`. Default 1.
     #[serde(default = "default_cost")]

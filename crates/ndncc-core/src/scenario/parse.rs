@@ -74,7 +74,10 @@ impl Context {
             return self.locate(&path, &format!("missing table [{path}]"));
         }
         if path.is_empty() {
-            let line = e.span().filter(|_| !self.hide_lines).map(|s| self.rendered.line_of(s.start));
+            let line = e
+                .span()
+                .filter(|_| !self.hide_lines && self.overrides.is_empty())
+                .map(|s| self.rendered.line_of(s.start));
             return ScenarioError::at(&self.file, line, None, message);
         }
         self.locate(&path, &message)
@@ -104,7 +107,11 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
         let new_text = doc.to_string();
         let reparsed = ImDocument::parse(new_text.clone()).map_err(|e| {
             let key = applied.last().map(|o| o.raw_key.clone()).unwrap_or_default();
-            ScenarioError::from_set(file, &key, format!("the override makes the file invalid: {}", tidy_message(e.message())))
+            ScenarioError::from_set(
+                file,
+                &key,
+                format!("the override makes the file invalid: {}", tidy_message(e.message())),
+            )
         })?;
         let map = SourceMap::new(&new_text, &reparsed);
         (reparsed, map)
@@ -135,7 +142,10 @@ fn key_near_line(text: &str, line: usize) -> Option<String> {
     let here = lines.get(line.checked_sub(1)?)?.trim();
     let header = |l: &str| -> Option<String> {
         let l = l.trim();
-        let inner = l.strip_prefix("[[").and_then(|x| x.split("]]").next()).or_else(|| l.strip_prefix('[').and_then(|x| x.split(']').next()))?;
+        let inner = l
+            .strip_prefix("[[")
+            .and_then(|x| x.split("]]").next())
+            .or_else(|| l.strip_prefix('[').and_then(|x| x.split(']').next()))?;
         let keys = Key::parse(inner.trim()).ok()?;
         Some(keys.iter().fold(String::new(), |p, k| join(&p, k.get())))
     };
@@ -181,13 +191,16 @@ fn copy(t: &dyn TableLike) -> Table {
 fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioError> {
     for (k, _) in root.iter() {
         if !ROOT_KEYS.contains(&k) {
-            return Err(ctx.locate(&join("", k), &format!("unknown section '{k}', expected one of {}", ROOT_KEYS.join(", "))));
+            return Err(
+                ctx.locate(&join("", k), &format!("unknown section '{k}', expected one of {}", ROOT_KEYS.join(", ")))
+            );
         }
     }
     for (k, item) in root.iter() {
         let path = join("", k);
         if k == "routes" {
-            let is_list = item.is_array_of_tables() || item.as_array().is_some_and(|a| a.iter().all(|v| v.is_inline_table()));
+            let is_list =
+                item.is_array_of_tables() || item.as_array().is_some_and(|a| a.iter().all(|v| v.is_inline_table()));
             if !is_list {
                 return Err(ctx.locate(&path, "expected a list of tables: one [[routes]] table per route"));
             }
@@ -240,7 +253,9 @@ fn read_defaults(item: &Item, ctx: &Context) -> Result<(Option<Table>, Option<Ta
             }
             if !keys.contains(&dk) {
                 let accepted: Vec<&str> = keys.iter().copied().filter(|x| *x != "endpoints").collect();
-                return Err(ctx.locate(&dpath, &format!("unknown field '{dk}', expected one of {}", accepted.join(", "))));
+                return Err(
+                    ctx.locate(&dpath, &format!("unknown field '{dk}', expected one of {}", accepted.join(", ")))
+                );
             }
         }
         *slot = Some(copy(t));
@@ -286,9 +301,9 @@ fn read_app(item: &Item, path: &str, ctx: &Context) -> Result<AppSpec, ScenarioE
     let type_path = join(path, "type");
     let kind = match t.get("type") {
         None => return Err(ctx.locate(&type_path, &format!("missing field 'type', expected one of {types}"))),
-        Some(v) => v
-            .as_str()
-            .ok_or_else(|| ctx.locate(&type_path, &format!("type must be a string, one of {types}")))?,
+        Some(v) => {
+            v.as_str().ok_or_else(|| ctx.locate(&type_path, &format!("type must be a string, one of {types}")))?
+        }
     };
     let mut rest = copy(t);
     rest.remove("type");

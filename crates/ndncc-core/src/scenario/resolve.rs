@@ -44,7 +44,10 @@ impl Scenario {
                     let options: Vec<String> = many.iter().map(|(a, b)| format!("{a} and {b}")).collect();
                     return Err(Invalid::new(
                         join("links", name),
-                        format!("link name '{name}' is ambiguous ({}); add endpoints = [\"A\", \"B\"]", options.join(" or ")),
+                        format!(
+                            "link name '{name}' is ambiguous ({}); add endpoints = [\"A\", \"B\"]",
+                            options.join(" or ")
+                        ),
                     ));
                 }
             }

@@ -114,6 +114,8 @@ fn a_resolved_scenario_round_trips_through_toml() {
     let text = s.to_toml();
     let back = load_str(&text, "round-trip.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back, s, "{text}");
+    let derived: Scenario = toml::from_str(&text).unwrap();
+    assert_eq!(derived, s);
 }
 
 #[test]
@@ -145,7 +147,10 @@ fn a_scenario_built_in_code_validates_after_resolving() {
     s.apps.insert("p".into(), AppSpec::Producer(ProducerSpec::new("B", "/x")));
     s.resolve().unwrap();
     s.validate().unwrap();
-    s.apps.insert("c".into(), AppSpec::Consumer(ConsumerSpec::with_window("A", "/y", WindowConfig::Fixed(Default::default()))));
+    s.apps.insert(
+        "c".into(),
+        AppSpec::Consumer(ConsumerSpec::with_window("A", "/y", WindowConfig::Fixed(Default::default()))),
+    );
     let e = s.validate().unwrap_err();
     assert_eq!(e.key.as_deref(), Some("apps.c.prefix"));
     assert!(e.to_string().starts_with("apps.c.prefix: no producer serves /y"), "{e}");
