@@ -53,18 +53,18 @@ pub struct ProducerSpec {
     pub node: String,
     /// Name prefix served, e.g. `"/p1"`. Required.
     pub prefix: String,
-    /// Content bytes per Data packet [bytes]. Default `"1024B"`.
+    /// Content bytes per Data packet \[bytes\]. Default `"1024B"`.
     #[serde(default = "default_payload")]
     pub payload: Bytes,
-    /// Header bytes added to each Data on the wire [bytes]. Default `"64B"`: our assumption for
+    /// Header bytes added to each Data on the wire \[bytes\]. Default `"64B"`: our assumption for
     /// name, signature and TLV overhead; a Data's wire size is `payload + overhead`.
     #[serde(default = "default_overhead")]
     pub overhead: Bytes,
-    /// FreshnessPeriod of the Data [time]. Default `"0s"`, meaning the Data never goes stale
+    /// FreshnessPeriod of the Data \[time\]. Default `"0s"`, meaning the Data never goes stale
     /// in a Content Store.
     #[serde(default)]
     pub freshness: Duration,
-    /// Time from an Interest's arrival to its Data leaving the producer [time]. Default `"0s"`.
+    /// Time from an Interest's arrival to its Data leaving the producer \[time\]. Default `"0s"`.
     #[serde(default)]
     pub processing_delay: Duration,
 }
@@ -89,7 +89,7 @@ impl ProducerSpec {
             processing_delay: Duration::default(),
         }
     }
-    /// Wire size of one Data [bytes]: payload + overhead.
+    /// Wire size of one Data \[bytes\]: payload + overhead.
     pub fn data_size(&self) -> u64 {
         self.payload.0 + self.overhead.0
     }
@@ -113,14 +113,14 @@ pub struct ConsumerSpec {
     /// Fetch segments 0..N−1 and then stop (a file download). Default: fetch until `stop`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segments: Option<u64>,
-    /// Alternative to `segments` [bytes]: N = ceil(file_size / producer payload). Replaced by
+    /// Alternative to `segments` \[bytes\]: N = ceil(file_size / producer payload). Replaced by
     /// `segments` when the scenario is loaded and the producer is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_size: Option<Bytes>,
-    /// Wire size of each Interest [bytes]. Default `"40B"`.
+    /// Wire size of each Interest \[bytes\]. Default `"40B"`.
     #[serde(default = "default_interest_size")]
     pub interest_size: Bytes,
-    /// InterestLifetime [time]: how long routers keep the PIT entry. Default `"2s"`.
+    /// InterestLifetime \[time\]: how long routers keep the PIT entry. Default `"2s"`.
     #[serde(default = "default_lifetime")]
     pub lifetime: Duration,
     /// Retransmit on timeout (and on NACK, as the controller decides). Default true; false
@@ -130,7 +130,7 @@ pub struct ConsumerSpec {
     /// Largest number of retransmissions of one segment; 0 = unlimited. Default 0.
     #[serde(default)]
     pub max_retransmissions: u32,
-    /// How often the retransmission timer is polled [time]. Default `"50ms"` (ndnSIM's
+    /// How often the retransmission timer is polled \[time\]. Default `"50ms"` (ndnSIM's
     /// consumers); `"0s"` gives exact per-Interest timers.
     #[serde(default = "default_timeout_check")]
     pub timeout_check: Duration,
@@ -148,7 +148,7 @@ pub struct ConsumerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateConfig>,
     /// Rate consumers: Interests that may wait for the next clock tick before new ones are
-    /// dropped [packets]. Default 200.
+    /// dropped \[packets\]. Default 200.
     #[serde(default = "default_interest_bucket")]
     pub interest_bucket: usize,
     /// Rate consumers: also release the Interests that are due whenever a Data or NACK

@@ -28,7 +28,12 @@ impl ScenarioError {
         ScenarioError { file: file.to_string(), line: None, key: None, from_override: false, message: message.into() }
     }
 
-    pub(crate) fn at(file: &str, line: Option<usize>, key: Option<String>, message: impl Into<String>) -> ScenarioError {
+    pub(crate) fn at(
+        file: &str,
+        line: Option<usize>,
+        key: Option<String>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
         ScenarioError { file: file.to_string(), line, key, from_override: false, message: message.into() }
     }
 
@@ -86,14 +91,17 @@ impl Invalid {
 pub(crate) fn tidy_message(msg: &str) -> String {
     let one_line = msg.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
     if !one_line.contains('`') {
-        return one_line;
+        return match one_line.split_once(", expected ") {
+            Some((head, tail)) => format!("{head}, expected {}", plain_expectation(tail)),
+            None => one_line,
+        };
     }
     let (head, tail) = match one_line.find(", expected ") {
         Some(i) => (&one_line[..i], Some(&one_line[i + ", expected ".len()..])),
         None => (one_line.as_str(), None),
     };
     let mut out = head.replace('`', "'");
-    if let Some(tail) = tail {
+    if let Some(tail) = tail.map(plain_expectation) {
         let names = backticked(tail);
         if names.is_empty() {
             out.push_str(", expected ");
@@ -104,6 +112,23 @@ pub(crate) fn tidy_message(msg: &str) -> String {
         }
     }
     out
+}
+
+/// Serde names Rust types in what it expected; say it in scenario terms instead.
+fn plain_expectation(tail: &str) -> &str {
+    if tail.starts_with("struct ") || tail.starts_with("a map") {
+        "a table"
+    } else if tail.starts_with("internally tagged enum") {
+        "a table with a `type` key"
+    } else if matches!(tail, "u8" | "u16" | "u32" | "u64" | "usize") {
+        "a non-negative integer"
+    } else if matches!(tail, "i8" | "i16" | "i32" | "i64" | "isize") {
+        "an integer"
+    } else if matches!(tail, "f32" | "f64") {
+        "a number"
+    } else {
+        tail
+    }
 }
 
 /// The names between backticks in `s`, in order.
@@ -141,8 +166,26 @@ mod tests {
             tidy_message("unknown variant `codle`, expected one of `droptail`, `codel`"),
             "unknown variant 'codle', expected one of droptail, codel"
         );
-        assert_eq!(tidy_message("unknown variant `x`, expected `a` or `b`"), "unknown variant 'x', expected one of a, b");
+        assert_eq!(
+            tidy_message("unknown variant `x`, expected `a` or `b`"),
+            "unknown variant 'x', expected one of a, b"
+        );
         assert_eq!(tidy_message("missing field `duration`"), "missing field 'duration'");
-        assert_eq!(tidy_message("invalid type: integer `5`, expected a string"), "invalid type: integer '5', expected a string");
+        assert_eq!(
+            tidy_message("invalid type: integer `5`, expected a string"),
+            "invalid type: integer '5', expected a string"
+        );
+        assert_eq!(
+            tidy_message("invalid value: integer `-1`, expected u64"),
+            "invalid value: integer '-1', expected a non-negative integer"
+        );
+        assert_eq!(
+            tidy_message("invalid type: integer `5`, expected struct NodeSpec"),
+            "invalid type: integer '5', expected a table"
+        );
+        assert_eq!(
+            tidy_message("invalid type: string \"x\", expected f64"),
+            "invalid type: string \"x\", expected a number"
+        );
     }
 }

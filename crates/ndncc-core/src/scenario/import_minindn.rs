@@ -60,11 +60,19 @@ pub fn minindn_conf(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         }
         match section {
             Section::None => {
-                return Err(ScenarioError::at(file, Some(line_no), None, "expected a [nodes] or [links] section line before this one"))
+                return Err(ScenarioError::at(
+                    file,
+                    Some(line_no),
+                    None,
+                    "expected a [nodes] or [links] section line before this one",
+                ))
             }
-            Section::Switches => return Err(err("switches", "switches are not supported; connect nodes directly".into())),
+            Section::Switches => {
+                return Err(err("switches", "switches are not supported; connect nodes directly".into()))
+            }
             Section::Nodes => {
-                let (name, params) = line.split_once(':').ok_or_else(|| err("nodes", "expected `name: parameters`".into()))?;
+                let (name, params) =
+                    line.split_once(':').ok_or_else(|| err("nodes", "expected `name: parameters`".into()))?;
                 let name = name.trim();
                 if name.is_empty() || name.contains(char::is_whitespace) {
                     return Err(err("nodes", format!("'{name}' is not a node name")));
@@ -77,7 +85,8 @@ pub fn minindn_conf(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             Section::Links => {
                 let mut words = line.split_whitespace();
                 let ends = words.next().unwrap_or("");
-                let (a, b) = ends.split_once(':').ok_or_else(|| err("links", format!("expected `a:b`, found '{ends}'")))?;
+                let (a, b) =
+                    ends.split_once(':').ok_or_else(|| err("links", format!("expected `a:b`, found '{ends}'")))?;
                 for n in [a, b] {
                     if !s.nodes.contains_key(n) {
                         return Err(err(ends, format!("'{n}' is not a node declared in [nodes]")));
@@ -95,7 +104,10 @@ pub fn minindn_conf(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
-fn key_value<'a>(word: &'a str, err: &dyn Fn(&str, String) -> ScenarioError) -> Result<(&'a str, &'a str), ScenarioError> {
+fn key_value<'a>(
+    word: &'a str,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<(&'a str, &'a str), ScenarioError> {
     word.split_once('=').ok_or_else(|| err(word, format!("expected key=value, found '{word}'")))
 }
 
@@ -104,7 +116,8 @@ fn read_node(params: &str, err: &dyn Fn(&str, String) -> ScenarioError) -> Resul
     for word in params.split_whitespace().filter(|w| *w != "_") {
         let (k, v) = key_value(word, err)?;
         if k == "cache" {
-            node.content_store.capacity = v.parse().map_err(|_| err("cache", format!("'{v}' is not a packet count")))?;
+            node.content_store.capacity =
+                v.parse().map_err(|_| err("cache", format!("'{v}' is not a packet count")))?;
         }
     }
     Ok(node)
@@ -123,9 +136,11 @@ fn read_link<'a>(
         match k {
             "delay" => link.delay = Duration::parse(v).map_err(|m| err("delay", m))?,
             "bw" => {
-                let mbps: f64 = v.parse().ok().filter(|x: &f64| *x > 0.0 && x.is_finite()).ok_or_else(|| {
-                    err("bw", format!("'{v}' is not a bandwidth in Mbit/s (a positive number)"))
-                })?;
+                let mbps: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|x: &f64| *x > 0.0 && x.is_finite())
+                    .ok_or_else(|| err("bw", format!("'{v}' is not a bandwidth in Mbit/s (a positive number)")))?;
                 link.bandwidth = Bandwidth::parse(&format!("{mbps}Mbps")).map_err(|m| err("bw", m))?;
             }
             "loss" => {
@@ -133,12 +148,18 @@ fn read_link<'a>(
                 link.loss = if p.0 > 0.0 { LossConfig::Bernoulli { p } } else { LossConfig::None };
             }
             "max_queue_size" => {
-                let packets: usize =
-                    v.parse().ok().filter(|p| *p > 0).ok_or_else(|| err("max_queue_size", format!("'{v}' is not a packet count >= 1")))?;
+                let packets: usize = v
+                    .parse()
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| err("max_queue_size", format!("'{v}' is not a packet count >= 1")))?;
                 link.queue = QueueConfig::Droptail(DropTailConfig { packets: Some(packets), bytes: None });
             }
             _ => {
-                return Err(err(k, format!("unsupported link parameter '{k}', expected one of delay, bw, loss, max_queue_size")))
+                return Err(err(
+                    k,
+                    format!("unsupported link parameter '{k}', expected one of delay, bw, loss, max_queue_size"),
+                ))
             }
         }
     }

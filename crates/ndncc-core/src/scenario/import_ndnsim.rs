@@ -67,7 +67,10 @@ pub fn ndnsim_topology(text: &str, file: &str) -> Result<Scenario, ScenarioError
             }
             Section::Router => {
                 if cols.len() > 4 {
-                    return Err(err("router", format!("expected `name comment yPos xPos`, found {} columns", cols.len())));
+                    return Err(err(
+                        "router",
+                        format!("expected `name comment yPos xPos`, found {} columns", cols.len()),
+                    ));
                 }
                 for (col, name) in cols.iter().zip(["name", "comment", "yPos", "xPos"]).skip(2) {
                     if col.parse::<f64>().is_err() {
@@ -93,10 +96,17 @@ pub fn ndnsim_topology(text: &str, file: &str) -> Result<Scenario, ScenarioError
     Ok(s)
 }
 
-fn read_link(cols: &[&str], s: &Scenario, err: &dyn Fn(&str, String) -> ScenarioError) -> Result<LinkSpec, ScenarioError> {
+fn read_link(
+    cols: &[&str],
+    s: &Scenario,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<LinkSpec, ScenarioError> {
     if cols.len() < 5 {
         let missing = LINK_COLUMNS[cols.len()];
-        return Err(err(missing, format!("missing column `{missing}` (expected `src dst bandwidth metric delay [queue] [loss]`)")));
+        return Err(err(
+            missing,
+            format!("missing column `{missing}` (expected `src dst bandwidth metric delay [queue] [loss]`)"),
+        ));
     }
     if cols.len() > LINK_COLUMNS.len() {
         return Err(err("link", format!("expected at most {} columns, found {}", LINK_COLUMNS.len(), cols.len())));
@@ -107,12 +117,17 @@ fn read_link(cols: &[&str], s: &Scenario, err: &dyn Fn(&str, String) -> Scenario
         }
     }
     let bandwidth = Bandwidth::parse(cols[2]).map_err(|m| err("bandwidth", m))?;
-    let cost: u32 = cols[3].parse().map_err(|_| err("metric", format!("'{}' is not a non-negative integer", cols[3])))?;
+    let cost: u32 =
+        cols[3].parse().map_err(|_| err("metric", format!("'{}' is not a non-negative integer", cols[3])))?;
     let delay = Duration::parse(cols[4]).map_err(|m| err("delay", m))?;
     let mut link = LinkSpec::new(cols[0], cols[1], bandwidth, delay);
     link.cost = cost;
     if let Some(q) = cols.get(5) {
-        let packets: usize = q.parse().ok().filter(|p| *p > 0).ok_or_else(|| err("queue", format!("'{q}' is not a packet count >= 1")))?;
+        let packets: usize = q
+            .parse()
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(|| err("queue", format!("'{q}' is not a packet count >= 1")))?;
         link.queue = QueueConfig::Droptail(DropTailConfig { packets: Some(packets), bytes: None });
     }
     if let Some(l) = cols.get(6) {

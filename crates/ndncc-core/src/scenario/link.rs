@@ -46,7 +46,8 @@ pub struct LinkSpec {
     /// Capacity of b → a only [bit/s]. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_ba: Option<Bandwidth>,
-    /// One-way propagation delay [time, e.g. `"10ms"`]. Required (here or in defaults).
+    /// One-way propagation delay [time, e.g. `"10ms"`]. Required (here or in defaults);
+    /// `"0s"` is allowed.
     pub delay: Duration,
     /// Routing metric used by computed routing with `metric = "cost"`. Default 1.
     #[serde(default = "default_cost")]
@@ -74,7 +75,7 @@ pub struct LinkSpec {
     /// layer cannot see), both directions. Optional; none means no underlay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub underlay: Option<Bandwidth>,
-    /// Packets the underlay holds before it drops [packets]. Default 100; used only with
+    /// Packets the underlay holds before it drops \[packets\]. Default 100; used only with
     /// `underlay`.
     #[serde(default = "default_underlay_queue")]
     pub underlay_queue: usize,
@@ -102,14 +103,14 @@ pub struct ShaperSpec {
     /// divided by `data_size` (the Data those Interests will bring back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
-    /// Expected size of the Data answering one Interest [bytes], used to turn a bandwidth into
+    /// Expected size of the Data answering one Interest \[bytes\], used to turn a bandwidth into
     /// an Interest rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_size: Option<Bytes>,
-    /// Interests that may wait in the shaper before new ones are dropped [packets].
+    /// Interests that may wait in the shaper before new ones are dropped \[packets\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<usize>,
-    /// Tokens the bucket holds, i.e. the largest burst sent back to back [Interests].
+    /// Tokens the bucket holds, i.e. the largest burst sent back to back \[Interests\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<f64>,
 }

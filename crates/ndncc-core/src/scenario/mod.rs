@@ -73,8 +73,8 @@ pub use error::ScenarioError;
 pub use link::{Dir, DirectionSpec, LinkSpec, ShaperSpec, LINK_KEYS};
 pub use parse::ROOT_KEYS;
 pub use types::{
-    name_covers, split_face, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec, RoutingMetric, RoutingMode,
-    RoutingSpec, Scenario, SimulationSpec, NODE_KEYS,
+    name_covers, split_face, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec, RoutingMetric,
+    RoutingMode, RoutingSpec, Scenario, SimulationSpec, NODE_KEYS,
 };
 
 /// Topology import from other simulators' files. Each returns a scenario with nodes, links
@@ -95,7 +95,8 @@ pub fn load_str(text: &str, file: &str, overrides: &[String]) -> Result<Scenario
 /// Load a scenario file; see [`load_str`].
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, format!("cannot read the file: {e}")))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| ScenarioError::new(&file, format!("cannot read the file: {e}")))?;
     load_str(&text, &file, overrides)
 }
 
@@ -103,10 +104,12 @@ pub fn load_file(path: &Path, overrides: &[String]) -> Result<Scenario, Scenario
 /// Python, a `toml::Table`, …): the same checks as a file, with errors that name the key but
 /// no line. `origin` names the value in errors and gives the default `simulation.name`.
 pub fn from_value<T: Serialize>(value: &T, origin: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-    let table = toml::Table::try_from(value)
-        .map_err(|e| ScenarioError::new(origin, format!("not a scenario table: {}", error::tidy_message(&e.to_string()))))?;
-    let text = toml::to_string(&table)
-        .map_err(|e| ScenarioError::new(origin, format!("cannot be written as TOML: {}", error::tidy_message(&e.to_string()))))?;
+    let table = toml::Table::try_from(value).map_err(|e| {
+        ScenarioError::new(origin, format!("not a scenario table: {}", error::tidy_message(&e.to_string())))
+    })?;
+    let text = toml::to_string(&table).map_err(|e| {
+        ScenarioError::new(origin, format!("cannot be written as TOML: {}", error::tidy_message(&e.to_string())))
+    })?;
     parse::load(&text, origin, overrides, true)
 }
 

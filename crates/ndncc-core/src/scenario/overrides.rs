@@ -36,7 +36,11 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Override, ScenarioError> {
     };
     let raw_key = k.trim().to_string();
     let keys = toml_edit::Key::parse(&raw_key).map_err(|e| {
-        ScenarioError::from_set(file, &raw_key, format!("malformed override key: {}", super::error::tidy_message(e.message())))
+        ScenarioError::from_set(
+            file,
+            &raw_key,
+            format!("malformed override key: {}", super::error::tidy_message(e.message())),
+        )
     })?;
     if keys.is_empty() {
         return Err(ScenarioError::from_set(file, &raw_key, "malformed override: the key is empty"));
@@ -190,24 +194,17 @@ fn materialise_default(doc: &mut DocumentMut, segs: &[String]) {
         .and_then(|d| d.get(&segs[2]))
         .cloned();
     let Some(default) = default else { return };
-    let Some(entry) = doc
-        .get_mut(&segs[0])
-        .and_then(|s| s.as_table_like_mut())
-        .and_then(|s| s.get_mut(&segs[1]))
+    let Some(entry) = doc.get_mut(&segs[0]).and_then(|s| s.as_table_like_mut()).and_then(|s| s.get_mut(&segs[1]))
     else {
         return;
     };
     match entry {
-        Item::Table(t) => {
-            if !t.contains_key(&segs[2]) {
-                t.insert(&segs[2], default);
-            }
+        Item::Table(t) if !t.contains_key(&segs[2]) => {
+            t.insert(&segs[2], default);
         }
-        Item::Value(Value::InlineTable(t)) => {
-            if !t.contains_key(&segs[2]) {
-                if let Ok(v) = default.into_value() {
-                    t.insert(&segs[2], v);
-                }
+        Item::Value(Value::InlineTable(t)) if !t.contains_key(&segs[2]) => {
+            if let Ok(v) = default.into_value() {
+                t.insert(&segs[2], v);
             }
         }
         _ => {}

@@ -56,7 +56,7 @@ impl Context {
 
     /// Turn a deserialisation error into a located one; `fallback` is the path of the table
     /// being read, used when the error carries no position.
-    fn from_de(&self, e: toml_edit::de::Error, fallback: &str) -> ScenarioError {
+    fn locate_de(&self, e: toml_edit::de::Error, fallback: &str) -> ScenarioError {
         let raw = e.message();
         let message = tidy_message(raw);
         let mut path = e
@@ -70,8 +70,14 @@ impl Context {
                 path = child;
             }
         }
+        if raw.starts_with("missing field") && !path.contains(['.', '[']) {
+            return self.locate(&path, &format!("missing table [{path}]"));
+        }
         if path.is_empty() {
-            let line = e.span().filter(|_| !self.hide_lines).map(|s| self.rendered.line_of(s.start));
+            let line = e
+                .span()
+                .filter(|_| !self.hide_lines && self.overrides.is_empty())
+                .map(|s| self.rendered.line_of(s.start));
             return ScenarioError::at(&self.file, line, None, message);
         }
         self.locate(&path, &message)
@@ -81,8 +87,10 @@ impl Context {
 /// Parse, override, merge, deserialise, resolve and validate.
 pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: bool) -> Result<Scenario, ScenarioError> {
     let original_doc = ImDocument::parse(text.to_string()).map_err(|e| {
-        let line = e.span().filter(|_| !hide_lines).map(|s| line_at(text, s.start));
-        ScenarioError::at(file, line, None, format!("TOML syntax error: {}", tidy_message(e.message())))
+        let line = e.span().map(|s| line_at(text, s.start));
+        let key = line.and_then(|l| key_near_line(text, l));
+        let line = line.filter(|_| !hide_lines);
+        ScenarioError::at(file, line, key, format!("TOML syntax error: {}", tidy_message(e.message())))
     })?;
     let original = SourceMap::new(text, &original_doc);
 
@@ -99,7 +107,11 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
         let new_text = doc.to_string();
         let reparsed = ImDocument::parse(new_text.clone()).map_err(|e| {
             let key = applied.last().map(|o| o.raw_key.clone()).unwrap_or_default();
-            ScenarioError::from_set(file, &key, format!("the override makes the file invalid: {}", tidy_message(e.message())))
+            ScenarioError::from_set(
+                file,
+                &key,
+                format!("the override makes the file invalid: {}", tidy_message(e.message())),
+            )
         })?;
         let map = SourceMap::new(&new_text, &reparsed);
         (reparsed, map)
@@ -122,6 +134,33 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
     Ok(scenario)
 }
 
+/// For a syntax error on line `line`, the key it is most likely in: the last table header at
+/// or before the line, plus the key written at the start of the line, when it has one. A best
+/// guess from the raw text, since a text that does not parse has no keys to ask.
+fn key_near_line(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let here = lines.get(line.checked_sub(1)?)?.trim();
+    let header = |l: &str| -> Option<String> {
+        let l = l.trim();
+        let inner = l
+            .strip_prefix("[[")
+            .and_then(|x| x.split("]]").next())
+            .or_else(|| l.strip_prefix('[').and_then(|x| x.split(']').next()))?;
+        let keys = Key::parse(inner.trim()).ok()?;
+        Some(keys.iter().fold(String::new(), |p, k| join(&p, k.get())))
+    };
+    if here.starts_with('[') {
+        return header(here);
+    }
+    let table = lines[..line - 1].iter().rev().find(|l| l.trim_start().starts_with('[')).and_then(|l| header(l));
+    let own = here.split_once('=').and_then(|(k, _)| Key::parse(k.trim()).ok());
+    match (table, own) {
+        (t, Some(keys)) => Some(keys.iter().fold(t.unwrap_or_default(), |p, k| join(&p, k.get()))),
+        (Some(t), None) => Some(t),
+        (None, None) => None,
+    }
+}
+
 /// `scenarios/e4-pcon.toml` → `e4-pcon`.
 pub(crate) fn file_stem(file: &str) -> String {
     std::path::Path::new(file)
@@ -132,7 +171,7 @@ pub(crate) fn file_stem(file: &str) -> String {
 }
 
 fn de_table<T: DeserializeOwned>(t: Table, ctx: &Context, path: &str) -> Result<T, ScenarioError> {
-    toml_edit::de::from_document::<T>(DocumentMut::from(t)).map_err(|e| ctx.from_de(e, path))
+    toml_edit::de::from_document::<T>(DocumentMut::from(t)).map_err(|e| ctx.locate_de(e, path))
 }
 
 fn as_table<'a>(item: &'a Item, ctx: &Context, path: &str, what: &str) -> Result<&'a dyn TableLike, ScenarioError> {
@@ -152,7 +191,21 @@ fn copy(t: &dyn TableLike) -> Table {
 fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioError> {
     for (k, _) in root.iter() {
         if !ROOT_KEYS.contains(&k) {
-            return Err(ctx.locate(&join("", k), &format!("unknown section '{k}', expected one of {}", ROOT_KEYS.join(", "))));
+            return Err(
+                ctx.locate(&join("", k), &format!("unknown section '{k}', expected one of {}", ROOT_KEYS.join(", ")))
+            );
+        }
+    }
+    for (k, item) in root.iter() {
+        let path = join("", k);
+        if k == "routes" {
+            let is_list =
+                item.is_array_of_tables() || item.as_array().is_some_and(|a| a.iter().all(|v| v.is_inline_table()));
+            if !is_list {
+                return Err(ctx.locate(&path, "expected a list of tables: one [[routes]] table per route"));
+            }
+        } else if !item.is_table_like() {
+            return Err(ctx.locate(&path, &format!("expected a table: [{k}]")));
         }
     }
     let (link_defaults, node_defaults) = match root.get("defaults") {
@@ -200,7 +253,9 @@ fn read_defaults(item: &Item, ctx: &Context) -> Result<(Option<Table>, Option<Ta
             }
             if !keys.contains(&dk) {
                 let accepted: Vec<&str> = keys.iter().copied().filter(|x| *x != "endpoints").collect();
-                return Err(ctx.locate(&dpath, &format!("unknown field '{dk}', expected one of {}", accepted.join(", "))));
+                return Err(
+                    ctx.locate(&dpath, &format!("unknown field '{dk}', expected one of {}", accepted.join(", ")))
+                );
             }
         }
         *slot = Some(copy(t));
@@ -246,9 +301,9 @@ fn read_app(item: &Item, path: &str, ctx: &Context) -> Result<AppSpec, ScenarioE
     let type_path = join(path, "type");
     let kind = match t.get("type") {
         None => return Err(ctx.locate(&type_path, &format!("missing field 'type', expected one of {types}"))),
-        Some(v) => v
-            .as_str()
-            .ok_or_else(|| ctx.locate(&type_path, &format!("type must be a string, one of {types}")))?,
+        Some(v) => {
+            v.as_str().ok_or_else(|| ctx.locate(&type_path, &format!("type must be a string, one of {types}")))?
+        }
     };
     let mut rest = copy(t);
     rest.remove("type");

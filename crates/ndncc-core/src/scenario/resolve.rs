@@ -7,7 +7,7 @@ use super::source::join;
 use super::types::Scenario;
 
 /// The ways `name` splits at one `-` into two declared nodes.
-fn splits<'a>(name: &'a str, is_node: impl Fn(&str) -> bool) -> Vec<(&'a str, &'a str)> {
+fn splits(name: &str, is_node: impl Fn(&str) -> bool) -> Vec<(&str, &str)> {
     name.match_indices('-')
         .map(|(i, _)| (&name[..i], &name[i + 1..]))
         .filter(|(a, b)| is_node(a) && is_node(b))
@@ -44,7 +44,10 @@ impl Scenario {
                     let options: Vec<String> = many.iter().map(|(a, b)| format!("{a} and {b}")).collect();
                     return Err(Invalid::new(
                         join("links", name),
-                        format!("link name '{name}' is ambiguous ({}); add endpoints = [\"A\", \"B\"]", options.join(" or ")),
+                        format!(
+                            "link name '{name}' is ambiguous ({}); add endpoints = [\"A\", \"B\"]",
+                            options.join(" or ")
+                        ),
                     ));
                 }
             }

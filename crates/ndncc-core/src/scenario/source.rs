@@ -128,7 +128,11 @@ impl SourceMap {
     pub fn path_at(&self, span: &Range<usize>) -> Option<&str> {
         self.entries
             .iter()
-            .filter(|e| e.range.start <= span.start && span.end <= e.range.end && !(span.start == span.end && span.start == e.range.end))
+            .filter(|e| {
+                e.range.start <= span.start
+                    && span.end <= e.range.end
+                    && !(span.start == span.end && span.start == e.range.end)
+            })
             .min_by_key(|e| e.range.end - e.range.start)
             .map(|e| e.path.as_str())
     }

@@ -114,6 +114,8 @@ fn a_resolved_scenario_round_trips_through_toml() {
     let text = s.to_toml();
     let back = load_str(&text, "round-trip.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back, s, "{text}");
+    let derived: Scenario = toml::from_str(&text).unwrap();
+    assert_eq!(derived, s);
 }
 
 #[test]
@@ -145,8 +147,97 @@ fn a_scenario_built_in_code_validates_after_resolving() {
     s.apps.insert("p".into(), AppSpec::Producer(ProducerSpec::new("B", "/x")));
     s.resolve().unwrap();
     s.validate().unwrap();
-    s.apps.insert("c".into(), AppSpec::Consumer(ConsumerSpec::with_window("A", "/y", WindowConfig::Fixed(Default::default()))));
+    s.apps.insert(
+        "c".into(),
+        AppSpec::Consumer(ConsumerSpec::with_window("A", "/y", WindowConfig::Fixed(Default::default()))),
+    );
     let e = s.validate().unwrap_err();
     assert_eq!(e.key.as_deref(), Some("apps.c.prefix"));
     assert!(e.to_string().starts_with("apps.c.prefix: no producer serves /y"), "{e}");
+}
+
+#[test]
+fn inline_tables_subtables_and_a_stop_beyond_the_end_are_accepted() {
+    let text = r#"
+[simulation]
+duration = "5s"
+[nodes]
+A = {}
+B = { clock_tick = "100ms", modules = [{ type = "static-rate-stamp", rate = 100.0 }] }
+[links]
+A-B = { bandwidth = "1Mbps", delay = "1ms", interest_shaper_ab = { depth = 10 } }
+[apps]
+p = { type = "producer", node = "B", prefix = "/x" }
+[apps.c]
+type = "consumer"
+node = "A"
+prefix = "/x"
+stop = "60s"
+[apps.c.rate]
+type = "constant"
+rate = 50
+"#;
+    let s = load_str(text, "inline.toml", &["nodes.B.modules.0.rate=5".into()]).unwrap();
+    let (_, c) = s.consumers().next().unwrap();
+    assert_eq!(c.stop, Some(Duration::from_secs(60)));
+    assert!(matches!(c.control(), Some(Control::Rate(_))));
+    assert_eq!(s.links["A-B"].direction(Dir::AB).interest_shaper.and_then(|x| x.depth), Some(10));
+    assert_eq!(s.links["A-B"].direction(Dir::BA).interest_shaper, None);
+    assert_eq!(s.nodes["B"].clock_tick, Some(Duration::from_millis(100)));
+    assert_eq!(s.nodes["B"].modules, vec![crate::module::ModuleConfig::StaticRateStamp { rate: 5.0 }]);
+}
+
+#[test]
+fn a_static_route_lets_a_consumer_fetch_a_prefix_no_producer_declares() {
+    let text = r#"
+[simulation]
+duration = "5s"
+[nodes]
+A = {}
+B = {}
+[links.A-B]
+bandwidth = "1Mbps"
+delay = "1ms"
+[routing]
+mode = "static"
+[[routes]]
+node = "A"
+prefix = "/x"
+nexthop = "B"
+[apps.c]
+type = "consumer"
+node = "A"
+prefix = "/x/y"
+window = { type = "fixed" }
+"#;
+    let s = load_str(text, "static.toml", &[]).unwrap();
+    assert_eq!(s.routing.mode, RoutingMode::Static);
+    assert_eq!(s.routes[0].cost, 1);
+}
+
+#[test]
+fn a_producer_out_of_reach_is_an_error_under_computed_routing() {
+    let text = r#"
+[simulation]
+duration = "5s"
+[nodes]
+A = {}
+B = {}
+C = {}
+[links.A-B]
+bandwidth = "1Mbps"
+delay = "1ms"
+[apps.p]
+type = "producer"
+node = "C"
+prefix = "/x"
+[apps.c]
+type = "consumer"
+node = "A"
+prefix = "/x"
+window = { type = "fixed" }
+"#;
+    let e = load_str(text, "island.toml", &[]).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (Some(18), Some("apps.c.prefix")));
+    assert!(e.message.contains("no link path leads from A"), "{e}");
 }

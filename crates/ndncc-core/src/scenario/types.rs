@@ -70,7 +70,7 @@ pub const NODE_KEYS: &[&str] = &["clock_tick", "content_store", "strategy", "mod
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
-    /// Coarse clock tick [time]. When set, the node's timers fire only on multiples of the tick.
+    /// Coarse clock tick \[time\]. When set, the node's timers fire only on multiples of the tick.
     /// Default: none (exact timers). Must be > 0 when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_tick: Option<Duration>,
@@ -157,7 +157,7 @@ pub(crate) fn default_cost() -> u32 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordSpec {
-    /// Fixed sampling interval of windows, rates and queue lengths [time]. Default `"100ms"`;
+    /// Fixed sampling interval of windows, rates and queue lengths \[time\]. Default `"100ms"`;
     /// `"0s"` turns sampling off.
     #[serde(default = "default_interval")]
     pub interval: Duration,
@@ -301,7 +301,7 @@ impl Scenario {
             if !name_covers(&p.prefix, name) {
                 continue;
             }
-            if best.map_or(true, |(_, b)| components(&p.prefix) > components(&b.prefix)) {
+            if best.is_none_or(|(_, b)| components(&p.prefix) > components(&b.prefix)) {
                 best = Some((n, p));
             }
         }
@@ -337,30 +337,45 @@ impl Scenario {
         out
     }
 
-    /// The resolved scenario as a TOML document that `load_str` reads back to an equal value.
-    /// Per-node, per-link and per-app settings are written as inline tables.
+    /// The resolved scenario as a TOML document that `load_str` reads back to an equal value:
+    /// one `[section]` or `[section.NAME]` table each, settings inside them as inline tables.
     pub fn to_toml(&self) -> String {
-        let mut doc = match toml_edit::ser::to_document(self) {
+        use toml_edit::{ArrayOfTables, Item, Table, Value};
+        let doc = match toml_edit::ser::to_document(self) {
             Ok(d) => d,
             Err(e) => return format!("# this scenario cannot be written as TOML: {e}\n"),
         };
-        for section in ["nodes", "links", "apps"] {
-            let Some(entries) = doc.get_mut(section).and_then(|i| i.as_table_like_mut()) else { continue };
-            for (_, entry) in entries.iter_mut() {
-                let Some(t) = entry.as_table_like_mut() else { continue };
-                for (_, v) in t.iter_mut() {
-                    v.make_value();
+        let mut out = toml_edit::DocumentMut::new();
+        for (key, item) in doc.iter() {
+            let item = match (key, item.clone()) {
+                ("nodes" | "links" | "apps", Item::Value(Value::InlineTable(entries))) => {
+                    let mut section = Table::new();
+                    section.set_implicit(true);
+                    for (name, entry) in entries.iter() {
+                        if let Value::InlineTable(t) = entry {
+                            section.insert(name, Item::Table(t.clone().into_table()));
+                        }
+                    }
+                    Item::Table(section)
                 }
-            }
-        }
-        for section in ["simulation", "routing", "record"] {
-            if let Some(t) = doc.get_mut(section).and_then(|i| i.as_table_like_mut()) {
-                for (_, v) in t.iter_mut() {
-                    v.make_value();
+                ("routes", Item::Value(Value::Array(routes))) => {
+                    if routes.is_empty() {
+                        continue;
+                    }
+                    let mut aot = ArrayOfTables::new();
+                    for r in routes.iter() {
+                        if let Value::InlineTable(t) = r {
+                            aot.push(t.clone().into_table());
+                        }
+                    }
+                    Item::ArrayOfTables(aot)
                 }
-            }
+                (_, Item::Value(Value::InlineTable(t))) => Item::Table(t.into_table()),
+                (_, other) => other,
+            };
+            out.insert(key, item);
         }
-        doc.to_string()
+        out.to_string()
     }
 }
 

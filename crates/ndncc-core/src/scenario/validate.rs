@@ -46,7 +46,8 @@ impl Scenario {
             return Ok(());
         }
         let known: Vec<&str> = self.nodes.keys().map(String::as_str).collect();
-        let known = if known.is_empty() { "none are declared".to_string() } else { format!("declared: {}", known.join(", ")) };
+        let known =
+            if known.is_empty() { "none are declared".to_string() } else { format!("declared: {}", known.join(", ")) };
         fail(key, format!("'{node}' is not a declared node ({known})"))
     }
 
@@ -111,11 +112,18 @@ impl Scenario {
             self.node_ref(join(&key, "nexthop"), &r.nexthop)?;
             if self.links_between(&r.node, &r.nexthop).next().is_none() {
                 let n = self.neighbours(&r.node);
-                let n = if n.is_empty() { "it has none".to_string() } else { format!("its neighbours: {}", n.join(", ")) };
-                return fail(join(&key, "nexthop"), format!("'{}' is not a neighbour of '{}' ({n})", r.nexthop, r.node));
+                let n =
+                    if n.is_empty() { "it has none".to_string() } else { format!("its neighbours: {}", n.join(", ")) };
+                return fail(
+                    join(&key, "nexthop"),
+                    format!("'{}' is not a neighbour of '{}' ({n})", r.nexthop, r.node),
+                );
             }
             if !seen.insert((&r.node, &r.prefix, &r.nexthop)) {
-                return fail(key, format!("duplicate route: {} {} via {} is already given", r.node, r.prefix, r.nexthop));
+                return fail(
+                    key,
+                    format!("duplicate route: {} {} via {} is already given", r.node, r.prefix, r.nexthop),
+                );
             }
         }
         Ok(())
@@ -134,7 +142,10 @@ impl Scenario {
                 AppSpec::Producer(p) => {
                     check_producer(&key, p)?;
                     if let Some(other) = served.insert((&p.node, &p.prefix), name) {
-                        return fail(key, format!("apps '{other}' and '{name}' both serve {} on node {}", p.prefix, p.node));
+                        return fail(
+                            key,
+                            format!("apps '{other}' and '{name}' both serve {} on node {}", p.prefix, p.node),
+                        );
                     }
                 }
                 AppSpec::Consumer(c) => {
@@ -147,9 +158,14 @@ impl Scenario {
 
     fn check_consumer(&self, key: &str, c: &ConsumerSpec) -> Check {
         match (&c.window, &c.rate) {
-            (Some(_), Some(_)) => return fail(join(key, "rate"), "a consumer takes exactly one of `window` or `rate`, not both"),
+            (Some(_), Some(_)) => {
+                return fail(join(key, "rate"), "a consumer takes exactly one of `window` or `rate`, not both")
+            }
             (None, None) => {
-                return fail(key, "a consumer needs a controller: give `window = { type = … }` or `rate = { type = … }`")
+                return fail(
+                    key,
+                    "a consumer needs a controller: give `window = { type = … }` or `rate = { type = … }`",
+                )
             }
             (Some(w), None) => w.validate().or_else(|m| fail(join(key, "window"), m))?,
             (None, Some(r)) => r.validate().or_else(|m| fail(join(key, "rate"), m))?,
@@ -157,7 +173,10 @@ impl Scenario {
         c.rtt.validate().or_else(|m| fail(join(key, "rtt"), m))?;
         let duration = self.simulation.duration;
         if c.start >= duration {
-            return fail(join(key, "start"), format!("starts at {}, not before the end of the simulation ({duration})", c.start));
+            return fail(
+                join(key, "start"),
+                format!("starts at {}, not before the end of the simulation ({duration})", c.start),
+            );
         }
         if let Some(stop) = c.stop {
             if stop <= c.start {
@@ -188,10 +207,15 @@ impl Scenario {
         if self.routes.iter().any(|r| r.node == c.node && name_covers(&r.prefix, &c.prefix)) {
             return Ok(());
         }
-        let producers: Vec<&ProducerSpec> = self.producers().map(|(_, p)| p).filter(|p| name_covers(&p.prefix, &c.prefix)).collect();
+        let producers: Vec<&ProducerSpec> =
+            self.producers().map(|(_, p)| p).filter(|p| name_covers(&p.prefix, &c.prefix)).collect();
         if producers.is_empty() {
             let all: BTreeSet<&str> = self.producers().map(|(_, p)| p.prefix.as_str()).collect();
-            let all = if all.is_empty() { "there are no producers".to_string() } else { format!("producers serve {}", all.into_iter().collect::<Vec<_>>().join(", ")) };
+            let all = if all.is_empty() {
+                "there are no producers".to_string()
+            } else {
+                format!("producers serve {}", all.into_iter().collect::<Vec<_>>().join(", "))
+            };
             return fail(
                 join(key, "prefix"),
                 format!("no producer serves {} and no static route on {} covers it ({all})", c.prefix, c.node),

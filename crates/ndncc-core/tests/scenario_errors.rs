@@ -1,0 +1,448 @@
+//! Every mistake a user can make in a scenario is reported with its file, line and key.
+
+use ndncc_core::scenario::{load_str, ScenarioError};
+
+/// A valid scenario; the cases below change one line of it or add lines at its end.
+const BASE: &str = r#"[simulation]
+duration = "10s"
+
+[defaults.link]
+bandwidth = "10Mbps"
+delay = "10ms"
+
+[nodes]
+C1 = {}
+R1 = {}
+P1 = {}
+
+[links.C1-R1]
+queue = { type = "droptail", packets = 100 }
+
+[links.R1-P1]
+cost = 1
+
+[apps.P1]
+type = "producer"
+node = "P1"
+prefix = "/p1"
+
+[apps.C1]
+type = "consumer"
+node = "C1"
+prefix = "/p1"
+window = { type = "fixed", window = 10 }
+"#;
+
+const FILE: &str = "scenarios/x.toml";
+
+/// BASE with line `n` (1-based) replaced by `text` (which may span several lines).
+fn with_line(n: usize, text: &str) -> String {
+    let mut lines: Vec<&str> = BASE.lines().collect();
+    lines[n - 1] = text;
+    lines.join("\n") + "\n"
+}
+
+fn with_tail(text: &str) -> String {
+    format!("{BASE}{text}")
+}
+
+fn err(text: &str, overrides: &[&str]) -> ScenarioError {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    match load_str(text, FILE, &o) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Assert the error's line, key and a piece of its message, and that the display shows them.
+fn check(text: &str, line: usize, key: &str, says: &str) {
+    let e = err(text, &[]);
+    let shown = e.to_string();
+    assert_eq!(e.line, Some(line), "{shown}");
+    assert_eq!(e.key.as_deref(), Some(key), "{shown}");
+    assert!(shown.starts_with(&format!("{FILE}:{line}: {key}: ")), "{shown}");
+    assert!(e.message.contains(says), "expected '{says}' in: {shown}");
+}
+
+#[test]
+fn the_base_scenario_is_valid() {
+    load_str(BASE, FILE, &[]).unwrap();
+}
+
+/// One test per mistake: `case!(name, text, line, key, message piece)`.
+macro_rules! case {
+    ($name:ident, $text:expr, $line:expr, $key:expr, $says:expr) => {
+        #[test]
+        fn $name() {
+            check(&$text, $line, $key, $says);
+        }
+    };
+}
+
+// Parsing: syntax, unknown keys, types and units.
+case!(
+    a_toml_syntax_error_gives_the_parsers_line,
+    with_line(2, "duration = \"10s"),
+    2,
+    "simulation.duration",
+    "TOML syntax error"
+);
+case!(
+    a_duplicate_key_is_a_syntax_error,
+    with_line(17, "cost = 1\ncost = 2"),
+    18,
+    "links.R1-P1.cost",
+    "duplicate key 'cost'"
+);
+case!(a_broken_header_is_a_syntax_error, with_line(16, "[links.R1-P1"), 16, "links.R1-P1", "TOML syntax error");
+case!(an_unknown_section_is_named, with_line(1, "[simulaton]"), 1, "simulaton", "expected one of simulation, defaults");
+case!(
+    an_unknown_simulation_key_is_named,
+    with_line(3, "durations = 4"),
+    3,
+    "simulation.durations",
+    "expected one of name, duration"
+);
+case!(
+    an_unknown_link_key_lists_the_accepted_ones,
+    with_line(17, "cost = 1\nbandwith = \"5Mbps\""),
+    18,
+    "links.R1-P1.bandwith",
+    "expected one of endpoints, bandwidth"
+);
+case!(
+    an_unknown_queue_type_lists_the_variants,
+    with_line(14, "queue = { type = \"codle\", packets = 100 }"),
+    14,
+    "links.C1-R1.queue.type",
+    "unknown variant 'codle', expected one of droptail"
+);
+case!(
+    an_unknown_key_inside_a_queue_is_named,
+    with_line(14, "queue = { type = \"droptail\", packts = 100 }"),
+    14,
+    "links.C1-R1.queue.packts",
+    "unknown field 'packts'"
+);
+case!(
+    an_unknown_strategy_lists_the_variants,
+    with_line(10, "R1 = { strategy = { type = \"best-rout\" } }"),
+    10,
+    "nodes.R1.strategy.type",
+    "expected one of best-route, multicast"
+);
+case!(
+    an_unknown_rtt_key_is_named,
+    with_tail("rtt = { k = 4, min_rot = \"1s\" }\n"),
+    29,
+    "apps.C1.rtt.min_rot",
+    "unknown field 'min_rot'"
+);
+case!(
+    an_unknown_key_in_a_window_subtable_is_named,
+    with_tail("[apps.C1.rate]\ntype = \"constant\"\nrat = 5\n"),
+    31,
+    "apps.C1.rate.rat",
+    "unknown field 'rat'"
+);
+case!(
+    an_unknown_consumer_key_is_named,
+    with_tail("lifetme = \"1s\"\n"),
+    29,
+    "apps.C1.lifetme",
+    "expected one of node, prefix"
+);
+case!(
+    a_bad_time_unit_is_named,
+    with_line(2, "duration = \"10mss\""),
+    2,
+    "simulation.duration",
+    "unknown time unit 'mss'"
+);
+case!(a_time_without_unit_is_rejected, with_line(2, "duration = 10"), 2, "simulation.duration", "no unit");
+case!(
+    a_bad_unit_in_defaults_points_at_the_default,
+    with_line(5, "bandwidth = \"10Mbs\""),
+    5,
+    "defaults.link.bandwidth",
+    "unknown bandwidth unit 'Mbs'"
+);
+case!(
+    a_loss_above_one_is_rejected,
+    with_line(17, "loss = { type = \"bernoulli\", p = \"150%\" }"),
+    17,
+    "links.R1-P1.loss",
+    "outside [0, 1]"
+);
+case!(
+    an_unknown_routing_mode_lists_the_modes,
+    with_tail("[routing]\nmode = \"dynamic\"\n"),
+    30,
+    "routing.mode",
+    "expected one of computed, static"
+);
+case!(a_node_that_is_not_a_table_is_explained, with_line(9, "C1 = 5"), 9, "nodes.C1", "a node is a table");
+case!(
+    an_unknown_defaults_section_is_named,
+    with_line(4, "[defaults.lnk]"),
+    4,
+    "defaults.lnk",
+    "expected one of link, node"
+);
+case!(
+    an_unknown_default_key_is_named_even_if_unused,
+    with_line(5, "bandwdth = \"10Mbps\""),
+    5,
+    "defaults.link.bandwdth",
+    "unknown field 'bandwdth'"
+);
+case!(
+    a_bad_face_selection_is_explained,
+    with_tail("[record]\nfaces = \"some\"\n"),
+    30,
+    "record.faces",
+    "expected \"all\", \"none\""
+);
+
+// Missing keys.
+case!(a_missing_duration_is_named, with_line(2, "seed = 1"), 1, "simulation.duration", "missing field 'duration'");
+case!(a_missing_delay_names_the_link, with_line(6, ""), 13, "links.C1-R1.delay", "missing field 'delay'");
+case!(
+    a_missing_loss_probability_is_named,
+    with_line(17, "loss = { type = \"bernoulli\" }"),
+    17,
+    "links.R1-P1.loss.p",
+    "missing field 'p'"
+);
+case!(a_missing_app_type_lists_the_types, with_line(25, ""), 24, "apps.C1.type", "expected one of consumer, producer");
+case!(
+    an_unknown_app_type_lists_the_types,
+    with_line(25, "type = \"consumr\""),
+    25,
+    "apps.C1.type",
+    "unknown app type 'consumr'"
+);
+case!(a_missing_app_node_is_named, with_line(21, ""), 19, "apps.P1.node", "missing field 'node'");
+
+// References.
+case!(
+    a_link_name_that_does_not_split_needs_endpoints,
+    with_line(16, "[links.R1-P2]"),
+    16,
+    "links.R1-P2",
+    "add endpoints"
+);
+case!(
+    a_link_endpoint_must_be_declared,
+    with_tail("[links.x]\nendpoints = [\"R1\", \"P9\"]\n"),
+    30,
+    "links.x.endpoints",
+    "'P9' is not a declared node"
+);
+case!(a_link_cannot_loop, with_tail("[links.x]\nendpoints = [\"R1\", \"R1\"]\n"), 30, "links.x.endpoints", "itself");
+case!(
+    parallel_links_are_ambiguous,
+    with_tail("[links.second]\nendpoints = [\"R1\", \"C1\"]\n"),
+    29,
+    "links.second",
+    "both connect"
+);
+case!(
+    an_app_on_an_unknown_node_is_named,
+    with_line(26, "node = \"C9\""),
+    26,
+    "apps.C1.node",
+    "'C9' is not a declared node"
+);
+case!(
+    a_consumer_prefix_nobody_serves_is_an_error,
+    with_line(27, "prefix = \"/p9\""),
+    27,
+    "apps.C1.prefix",
+    "no producer serves /p9"
+);
+case!(a_prefix_must_start_with_a_slash, with_line(27, "prefix = \"p1\""), 27, "apps.C1.prefix", "not a name prefix");
+case!(
+    a_route_nexthop_must_be_a_neighbour,
+    with_tail("[[routes]]\nnode = \"C1\"\nprefix = \"/p1\"\nnexthop = \"P1\"\n"),
+    32,
+    "routes[0].nexthop",
+    "not a neighbour of 'C1'"
+);
+case!(
+    a_route_on_an_unknown_node_is_named,
+    with_tail("[[routes]]\nnode = \"X\"\nprefix = \"/p1\"\nnexthop = \"R1\"\n"),
+    30,
+    "routes[0].node",
+    "'X' is not a declared node"
+);
+case!(
+    a_recorded_face_needs_a_link,
+    with_tail("[record]\nfaces = [\"C1->P1\"]\n"),
+    30,
+    "record.faces[0]",
+    "no link between C1 and P1"
+);
+case!(
+    two_producers_of_one_prefix_on_one_node_clash,
+    with_tail("[apps.P2]\ntype = \"producer\"\nnode = \"P1\"\nprefix = \"/p1\"\n"),
+    29,
+    "apps.P2",
+    "both serve /p1"
+);
+
+// Values.
+case!(
+    window_and_rate_together_are_rejected,
+    with_tail("rate = { type = \"constant\", rate = 10 }\n"),
+    29,
+    "apps.C1.rate",
+    "exactly one of `window` or `rate`"
+);
+case!(a_consumer_without_controller_is_rejected, with_line(28, ""), 24, "apps.C1", "needs a controller");
+case!(
+    start_after_stop_is_rejected,
+    with_tail("start = \"5s\"\nstop = \"2s\"\n"),
+    30,
+    "apps.C1.stop",
+    "must be after start"
+);
+case!(a_start_after_the_end_is_rejected, with_tail("start = \"10s\"\n"), 29, "apps.C1.start", "end of the simulation");
+case!(zero_segments_are_rejected, with_tail("segments = 0\n"), 29, "apps.C1.segments", "must be >= 1");
+case!(
+    segments_and_file_size_together_are_rejected,
+    with_tail("file_size = \"1MB\"\nsegments = 10\n"),
+    29,
+    "apps.C1.file_size",
+    "not both"
+);
+case!(a_zero_duration_is_rejected, with_line(2, "duration = \"0s\""), 2, "simulation.duration", "must be > 0");
+case!(
+    a_zero_clock_tick_is_rejected,
+    with_line(10, "R1 = { clock_tick = \"0s\" }"),
+    10,
+    "nodes.R1.clock_tick",
+    "must be > 0"
+);
+case!(
+    a_zero_queue_is_rejected_by_the_queue,
+    with_line(14, "queue = { type = \"droptail\", packets = 0 }"),
+    14,
+    "links.C1-R1.queue",
+    "must be > 0"
+);
+case!(
+    a_zero_window_is_rejected_by_the_controller,
+    with_line(28, "window = { type = \"fixed\", window = 0 }"),
+    28,
+    "apps.C1.window",
+    "must be >= 1"
+);
+case!(
+    a_negative_count_is_a_type_error,
+    with_line(17, "cost = -1"),
+    17,
+    "links.R1-P1.cost",
+    "expected a non-negative integer"
+);
+case!(
+    a_zero_payload_is_rejected,
+    with_line(22, "prefix = \"/p1\"\npayload = \"0B\""),
+    23,
+    "apps.P1.payload",
+    "must be > 0"
+);
+case!(
+    a_bad_shaper_is_named,
+    with_line(17, "interest_shaper = { depth = 0 }"),
+    17,
+    "links.R1-P1.interest_shaper",
+    "depth must be >= 1"
+);
+case!(
+    a_bad_inherited_value_points_at_the_default,
+    with_line(6, "delay = \"10ms\"\nqueue = { type = \"droptail\", packets = 0 }"),
+    7,
+    "links.R1-P1.queue",
+    "inherited from defaults.link.queue"
+);
+
+// Overrides.
+fn check_override(text: &str, overrides: &[&str], key: &str, says: &str) {
+    let e = err(text, overrides);
+    let shown = e.to_string();
+    assert!(e.from_override, "{shown}");
+    assert_eq!(e.line, None, "{shown}");
+    assert_eq!(e.key.as_deref(), Some(key), "{shown}");
+    assert!(shown.starts_with(&format!("{FILE}: --set {key}: ")), "{shown}");
+    assert!(e.message.contains(says), "expected '{says}' in: {shown}");
+}
+
+#[test]
+fn a_bad_unit_in_an_override_names_the_override() {
+    check_override(BASE, &["links.R1-P1.bandwidth=2Mbs"], "links.R1-P1.bandwidth", "unknown bandwidth unit 'Mbs'");
+}
+
+#[test]
+fn an_unknown_variant_set_by_an_override_names_the_override() {
+    check_override(BASE, &["apps.C1.window.type=pcon"], "apps.C1.window.type", "unknown variant 'pcon'");
+}
+
+#[test]
+fn an_override_into_a_missing_table_is_an_error() {
+    check_override(BASE, &["links.R1-P9.bandwidth=1Mbps"], "links.R1-P9.bandwidth", "there is no 'links.R1-P9'");
+}
+
+#[test]
+fn an_override_with_the_wrong_type_names_the_override() {
+    check_override(BASE, &["simulation.seed=-1"], "simulation.seed", "expected a non-negative integer");
+    check_override(BASE, &["apps.C1.window.beta=0.7"], "apps.C1.window.beta", "unknown field 'beta'");
+    check_override(BASE, &["defaults.link.delay=1x"], "defaults.link.delay", "unknown time unit 'x'");
+}
+
+#[test]
+fn a_malformed_override_is_an_error() {
+    check_override(BASE, &["nonsense"], "nonsense", "expected KEY=VALUE");
+    check_override(BASE, &["simulation.seed="], "simulation.seed", "no value");
+}
+
+#[test]
+fn a_validation_error_caused_by_an_override_mentions_it() {
+    let e = err(BASE, &["links.C1-R1.queue.packets=0"]);
+    assert_eq!((e.line, e.key.as_deref()), (Some(14), Some("links.C1-R1.queue")));
+    assert!(e.message.contains("(with --set links.C1-R1.queue.packets)"), "{e}");
+}
+
+#[test]
+fn odd_input_never_panics() {
+    let inputs = [
+        "",
+        "\u{0}",
+        "[[simulation]]\nduration = \"1s\"",
+        "simulation = 5",
+        "[simulation]\nduration = \"1s\"\n[[nodes]]\n",
+        "[simulation]\nduration = \"1s\"\nlinks = [1, 2]\n",
+        "[simulation]\nduration = \"1s\"\napps = 3\n",
+        "[simulation]\nduration = \"1s\"\n[apps.x]\ntype = 5\n",
+        "[simulation]\nduration = \"99999999999999999h\"\n",
+        "[simulation]\nduration = \"-1s\"\n",
+        "[simulation]\nduration = \"nan s\"\n",
+        "[simulation]\nduration = \"1s\"\n[defaults]\nlink = 1\n",
+        "[simulation]\nduration = \"1s\"\n[nodes.\"\"]\n",
+        "[simulation]\nduration = \"1s\"\n[nodes.\"a b\"]\n",
+        "[simulation]\nduration = \"1s\"\n[record]\nfaces = [\"->\", 3]\n",
+    ];
+    // Every prefix of a valid file, and the file with each line removed.
+    for (i, _) in BASE.char_indices() {
+        let _ = load_str(&BASE[..i], FILE, &[]);
+    }
+    for n in 1..=BASE.lines().count() {
+        let _ = load_str(&with_line(n, ""), FILE, &[]);
+    }
+    for text in inputs {
+        let _ = load_str(text, FILE, &[]);
+        for o in ["a=1", "simulation=1", "simulation.duration.x=1", "routes.0=1", "\"=1", "=", "a.\"b=1"] {
+            let _ = load_str(text, FILE, &[o.to_string()]);
+        }
+    }
+}

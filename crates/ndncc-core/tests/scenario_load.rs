@@ -1,0 +1,111 @@
+//! The shipped scenarios load, imported topologies come out right, and both survive a round
+//! trip through `to_toml`.
+
+use std::path::{Path, PathBuf};
+
+use ndncc_core::loss::LossConfig;
+use ndncc_core::queue::{DropTailConfig, QueueConfig};
+use ndncc_core::scenario::{import, load_file, load_str, FaceSelection, RoutingMode, Scenario};
+use ndncc_core::units::{Bandwidth, Duration, Fraction};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+}
+
+fn fixture(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn round_trip(s: &Scenario) {
+    let text = s.to_toml();
+    let back = load_str(&text, "round-trip.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(&back, s, "{text}");
+}
+
+fn droptail(packets: usize) -> QueueConfig {
+    QueueConfig::Droptail(DropTailConfig { packets: Some(packets), bytes: None })
+}
+
+#[test]
+fn the_minimal_scenario_loads() {
+    let s = load_file(&repo("scenarios/minimal.toml"), &[]).unwrap();
+    assert_eq!(s.simulation.name, "minimal");
+    assert_eq!(s.simulation.duration, Duration::from_secs(10));
+    let link = &s.links["consumer-producer"];
+    assert_eq!((link.bandwidth, link.delay), (Bandwidth::mbps(10), Duration::from_millis(10)));
+    assert_eq!(s.consumers().count(), 1);
+    round_trip(&s);
+}
+
+#[test]
+fn the_dumbbell_scenario_loads() {
+    let s = load_file(&repo("scenarios/dumbbell.toml"), &[]).unwrap();
+    assert_eq!(s.nodes.len(), 6);
+    assert_eq!(s.links.len(), 5);
+    assert_eq!(s.links["R1-R2"].bandwidth, Bandwidth::mbps(10));
+    assert_eq!(s.links["C1-R1"].bandwidth, Bandwidth::mbps(100));
+    assert_eq!(s.record.faces, FaceSelection::List(vec!["R1->R2".into(), "R2->R1".into()]));
+    round_trip(&s);
+}
+
+#[test]
+fn every_shipped_scenario_loads() {
+    let dir = repo("scenarios");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            load_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+            n += 1;
+        }
+    }
+    assert!(n >= 2);
+}
+
+#[test]
+fn an_ndnsim_topology_imports_nodes_links_and_link_settings() {
+    let s = import::ndnsim_topology(&fixture("six_nodes.ndnsim.txt"), "six_nodes.ndnsim.txt").unwrap();
+    assert_eq!(s.simulation.duration, Duration::from_secs(10));
+    assert_eq!(s.routing.mode, RoutingMode::Computed);
+    assert!(s.apps.is_empty());
+    assert_eq!(s.nodes.keys().collect::<Vec<_>>(), ["c1", "c2", "p1", "p2", "r1", "r2"]);
+    let core = &s.links["r1-r2"];
+    assert_eq!(core.endpoints, ["r1".to_string(), "r2".to_string()]);
+    assert_eq!((core.bandwidth, core.delay, core.cost), (Bandwidth::mbps(5), Duration::from_millis(20), 1));
+    assert_eq!(core.queue, droptail(50));
+    assert_eq!(core.loss, LossConfig::Bernoulli { p: Fraction(0.01) });
+    let fast = &s.links["r2-p2"];
+    assert_eq!((fast.bandwidth.bps(), fast.cost), (1_000_000_000, 3));
+    assert_eq!(fast.queue, QueueConfig::default());
+    round_trip(&s);
+}
+
+#[test]
+fn a_minindn_conf_imports_nodes_links_and_link_settings() {
+    let s = import::minindn_conf(&fixture("dumbbell.minindn.conf"), "dumbbell.minindn.conf").unwrap();
+    assert_eq!(s.simulation.name, "dumbbell.minindn");
+    assert_eq!(s.nodes.len(), 6);
+    assert_eq!(s.links.len(), 5);
+    let core = &s.links["r1-r2"];
+    assert_eq!((core.bandwidth, core.delay), (Bandwidth::mbps(5), Duration::from_millis(10)));
+    assert_eq!(core.loss, LossConfig::Bernoulli { p: Fraction(0.01) });
+    assert_eq!(core.queue, droptail(100));
+    assert_eq!(s.links["c1-r1"].bandwidth, Bandwidth::mbps(100));
+    assert_eq!(s.links["c1-r1"].loss, LossConfig::None);
+    round_trip(&s);
+}
+
+#[test]
+fn an_imported_topology_takes_apps_through_overrides_after_a_round_trip() {
+    let s = import::minindn_conf(&fixture("dumbbell.minindn.conf"), "dumbbell.minindn.conf").unwrap();
+    let mut text = s.to_toml();
+    text.push_str(concat!(
+        "[apps.p1]\ntype = \"producer\"\nnode = \"p1\"\nprefix = \"/p1\"\n",
+        "[apps.c1]\ntype = \"consumer\"\nnode = \"c1\"\nprefix = \"/p1\"\nfile_size = \"10MiB\"\n",
+        "window = { type = \"fixed\", window = 10 }\n",
+    ));
+    let s = load_str(&text, "e3.toml", &["simulation.duration=120s".into()]).unwrap();
+    assert_eq!(s.simulation.duration, Duration::from_secs(120));
+    assert_eq!(s.consumers().next().map(|(_, c)| c.segments), Some(Some(10_240)));
+}
