@@ -385,7 +385,7 @@ fn a_bad_unit_in_an_override_names_the_override() {
 
 #[test]
 fn an_unknown_variant_set_by_an_override_names_the_override() {
-    check_override(BASE, &["apps.C1.window.type=pcon"], "apps.C1.window.type", "unknown variant 'pcon'");
+    check_override(BASE, &["apps.C1.window.type=pconn"], "apps.C1.window.type", "unknown variant 'pconn'");
 }
 
 #[test]
