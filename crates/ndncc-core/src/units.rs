@@ -83,11 +83,12 @@ pub struct Bandwidth(pub u64);
 impl Bandwidth {
     pub fn parse(s: &str) -> Result<Bandwidth, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a bandwidth (e.g. \"10Mbps\")"))?;
-        let mult = match unit.to_ascii_lowercase().as_str() {
+        // Case matters: "MBps" would be megabytes per second, which we do not guess at.
+        let mult = match unit {
             "bps" | "bit/s" => 1.0,
-            "kbps" | "kbit/s" | "kb/s" => 1e3,
-            "mbps" | "mbit/s" | "mb/s" => 1e6,
-            "gbps" | "gbit/s" | "gb/s" => 1e9,
+            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" => 1e3,
+            "Mbps" | "mbps" | "Mbit/s" => 1e6,
+            "Gbps" | "gbps" | "Gbit/s" => 1e9,
             "" => return Err(format!("bandwidth '{s}' has no unit (write e.g. \"{s}Mbps\")")),
             _ => return Err(format!("unknown bandwidth unit '{unit}' in '{s}' (expected bps, kbps, Mbps, Gbps)")),
         };
@@ -242,6 +243,8 @@ mod tests {
         assert_eq!(Bandwidth::parse("1.5Gbps").unwrap().0, 1_500_000_000);
         assert_eq!(Bandwidth::parse("600kbps").unwrap().0, 600_000);
         assert!(Bandwidth::parse("5MB").is_err());
+        assert!(Bandwidth::parse("10MBps").is_err(), "megabytes per second must not pass as megabits");
+        assert_eq!(Bandwidth::parse("20Kbps").unwrap().0, 20_000);
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub struct RenoHoleConfig {
     pub reduce_on_nack: bool,
     /// Cut the window on every k-th detected hole [holes]; all holes are retransmitted. Default 1.
     pub holes_before_reaction: u32,
+    /// Retransmit a hole at once (fast retransmit). With false, a hole only cuts the window and
+    /// the missing segment waits for its retransmission timer, so a loss costs a halving and
+    /// later a timeout. Default true.
+    pub retransmit_holes: bool,
 }
 
 impl Default for RenoHoleConfig {
@@ -56,6 +60,7 @@ impl Default for RenoHoleConfig {
             one_decrease_per_rtt: false,
             reduce_on_nack: false,
             holes_before_reaction: HOLES_BEFORE_REACTION,
+            retransmit_holes: true,
         }
     }
 }
@@ -90,6 +95,7 @@ pub struct RenoHole {
     /// Holes seen since the last reaction.
     holes: u32,
     reduce_on_nack: bool,
+    retransmit_holes: bool,
 }
 
 impl RenoHole {
@@ -99,6 +105,7 @@ impl RenoHole {
             holes_before_reaction: cfg.holes_before_reaction,
             holes: 0,
             reduce_on_nack: cfg.reduce_on_nack,
+            retransmit_holes: cfg.retransmit_holes,
         }
     }
 
@@ -137,7 +144,11 @@ impl WindowControl for RenoHole {
         if self.count_hole() {
             self.state.fast_recovery(ev.next_seq, ev.highest_received, ev.now);
         }
-        HoleAction::Retransmit
+        if self.retransmit_holes {
+            HoleAction::Retransmit
+        } else {
+            HoleAction::Ignore
+        }
     }
     fn window(&self) -> f64 {
         self.state.window
@@ -234,5 +245,14 @@ mod tests {
     fn zero_holes_before_reaction_is_rejected() {
         let cfg = RenoHoleConfig { holes_before_reaction: 0, ..Default::default() };
         assert_eq!(cfg.validate().unwrap_err(), "window.holes_before_reaction must be >= 1");
+    }
+
+    #[test]
+    fn without_hole_retransmission_a_hole_still_halves_but_leaves_the_segment_to_its_timer() {
+        let cfg = RenoHoleConfig { retransmit_holes: false, ..Default::default() };
+        let mut r = reno(cfg, 20.0, 100.0);
+        // Window 20, a hole: ssthresh = max(2, 0.5·20) = 10, window = 10, no retransmission.
+        assert_eq!(r.on_hole(&hole(100, 5, 3)), HoleAction::Ignore);
+        assert_eq!(r.window(), 10.0);
     }
 }
