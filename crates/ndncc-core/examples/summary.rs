@@ -25,6 +25,19 @@ fn main() {
                     println!("{:<10} {:<20} {:>14.4} {}", r.entity, r.metric, r.value, r.unit);
                 }
             }
+            // NDNCC_SERIES="C:window,R2->R1:queue_packets" prints those series.
+            if let Ok(spec) = std::env::var("NDNCC_SERIES") {
+                for item in spec.split(',') {
+                    let Some((ent, met)) = item.split_once(':') else { continue };
+                    for table in [&out.series, &out.faces] {
+                        for i in 0..table.len() {
+                            if table.entities[table.entity[i] as usize] == ent && table.metrics[table.metric[i] as usize] == met {
+                                println!("{ent} {met} {:.3} {}", table.t[i], table.value[i]);
+                            }
+                        }
+                    }
+                }
+            }
             println!("wall {:.3}s, {} events, {} hops", out.stats.wall_seconds, out.stats.events, out.stats.packet_hops);
         }
         Err(e) => {
