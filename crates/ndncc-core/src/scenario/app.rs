@@ -12,6 +12,8 @@ use crate::units::{Bytes, Duration};
 pub const APP_TYPES: &[&str] = &["consumer", "producer"];
 
 /// An application on a node, chosen by `type = "…"`.
+// A scenario holds a handful of apps, so the consumer variant's size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum AppSpec {

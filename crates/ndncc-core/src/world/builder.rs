@@ -293,7 +293,7 @@ impl WorldBuilder {
             let pick = match &self.face_selection {
                 FaceSelection::All => true,
                 FaceSelection::None => false,
-                FaceSelection::Named(v) => v.iter().any(|n| *n == f.name),
+                FaceSelection::Named(v) => v.contains(&f.name),
             };
             if pick {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
