@@ -1,0 +1,127 @@
+"""E4 — ConsumerWindow vs improved window vs PCON in ndnSIM (seed 003, 6th NDN Hackathon).
+
+The hackathon set-up (``scenarios/e4.toml``: one consumer, 50 Mbps bottleneck, 40 ms RTT, 40 s)
+with the seed's four consumers under CoDel marking and NFD queue-length marking, and ndnSIM 2.8's
+own set-up (``scenarios/e4-ndnsim*.toml``) with one and two consumers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .. import Result, plots  # noqa: E402
+from . import Progress, register  # noqa: E402
+from ._variants import Variant, face_value, mean_face_series, row, run_variants, sawtooth_period  # noqa: E402
+
+BOTTLENECK = "R2->R1"  # the Data direction of the 50 Mbps link
+NFD_NOW = '{type="nfd-mark", packets=100}'
+CUBIC = 'apps.C.window={type="pcon", law="cubic"}'
+
+VARIANTS = [
+    Variant(
+        "consumer-window",
+        "e4.toml",
+        ('apps.C.window={type="consumer-window"}',),
+        {("C", "timeouts"): 40000.0},
+        "ndnSIM's old ConsumerWindow: +1 per Data, back to 2 on every timeout",
+    ),
+    Variant(
+        "improved-window",
+        "e4.toml",
+        ('apps.C.window={type="aimd", fast_recovery=true, one_decrease_per_rtt=true}',),
+        {},
+        "slow start + congestion avoidance, fast recovery, one decrease per RTT (marks ignored)",
+    ),
+    Variant(
+        "pcon-aimd",
+        "e4.toml",
+        (),
+        {("C", "timeouts"): 0.0, ("C", "sawtooth_period_s"): 15.0},
+        "PCON consumer, AIMD law, CoDel marking at the bottleneck",
+    ),
+    Variant(
+        "pcon-cubic",
+        "e4.toml",
+        (CUBIC,),
+        {("C", "timeouts"): 0.0, ("C", "sawtooth_period_s"): 7.0},
+        "PCON consumer, CUBIC law, CoDel marking at the bottleneck",
+    ),
+    Variant(
+        "pcon-aimd-nfd",
+        "e4.toml",
+        (f"links.R1-R2.queue={NFD_NOW}",),
+        {("C", "timeouts"): 0.0, ("C", "sawtooth_period_s"): 15.0},
+        "PCON-AIMD with NFD queue-length marking (first mark after one interval, NFD >= 0.7)",
+    ),
+    Variant(
+        "pcon-cubic-nfd",
+        "e4.toml",
+        (f"links.R1-R2.queue={NFD_NOW}", CUBIC),
+        {("C", "timeouts"): 0.0, ("C", "sawtooth_period_s"): 7.0},
+        "PCON-CUBIC with NFD queue-length marking (first mark after one interval)",
+    ),
+    Variant(
+        "consumer-window-backoff-per-check",
+        "e4.toml",
+        ('apps.C.window={type="consumer-window"}', 'apps.C.rtt={backoff="per-check"}'),
+        {("C", "timeouts"): 40000.0},
+        "sensitivity: the RTO doubles once per timer check instead of once per timed-out Interest",
+    ),
+    Variant("ndnsim-aimd", "e4-ndnsim.toml", (), {("C", "timeouts"): 0.0}, "ndnSIM 2.8 set-up, PCON-AIMD"),
+    Variant("ndnsim-cubic", "e4-ndnsim.toml", (CUBIC,), {("C", "timeouts"): 0.0}, "ndnSIM 2.8 set-up, PCON-CUBIC"),
+    Variant("ndnsim-aimd-2", "e4-ndnsim-2.toml", (), {}, "ndnSIM 2.8 set-up, two PCON-AIMD consumers"),
+    Variant(
+        "ndnsim-cubic-2",
+        "e4-ndnsim-2.toml",
+        (CUBIC, 'apps.C2.window={type="pcon", law="cubic"}'),
+        {},
+        "ndnSIM 2.8 set-up, two PCON-CUBIC consumers",
+    ),
+]
+
+QUICK = ("simulation.duration=8s",)
+#: Decreases before this time belong to the slow-start exit, not to the sawtooth.
+SAWTOOTH_AFTER_S = 5.0
+
+
+def _derived(res: Result, v: Variant) -> list[dict]:
+    out = []
+    for flow in ("C", "C2"):
+        if res.summary.filter(res.summary["entity"] == flow).height:
+            out.append(row(v.name, flow, "sawtooth_period_s", sawtooth_period(res, flow, SAWTOOTH_AFTER_S), "s"))
+    out.append(row(v.name, BOTTLENECK, "mean_queue_packets", mean_face_series(res, BOTTLENECK, "queue_packets"), "packets"))
+    util = face_value(res, BOTTLENECK, "utilisation")
+    out.append(row(v.name, "bottleneck", "utilisation", util, "ratio"))
+    return out
+
+
+def _figure(results: dict[str, Result], path: Path) -> None:
+    names = list(results)
+    fig, axes = plt.subplots(len(names), 2, figsize=(11, 1.9 * len(names)), sharex=True, squeeze=False)
+    for (ax_w, ax_q), name in zip(axes, names):
+        res = results[name]
+        for flow in ("C", "C2"):
+            w = res.series(metric="window", entity=flow).sort("t")
+            if w.height:
+                ax_w.plot(w["t"].to_list(), w["value"].to_list(), lw=0.8, label=flow)
+        ax_w.set_ylabel("window")
+        ax_w.set_title(name, fontsize=9)
+        q = res.faces(metric="queue_packets", entity=BOTTLENECK).sort("t")
+        ax_q.plot(q["t"].to_list(), q["value"].to_list(), lw=0.8, color="tab:red")
+        ax_q.set_ylabel("queue [pkts]")
+        ax_q.set_title(f"{name}: bottleneck queue", fontsize=9)
+    for ax in axes[-1]:
+        ax.set_xlabel("time [s]")
+    fig.tight_layout()
+    plots.write_png(path, fig)
+
+
+@register("e4", "ConsumerWindow vs improved window vs PCON (seed 003, 6th NDN Hackathon)")
+def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
+    rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
+    _figure(results, folder / "window_queue.png")
+    return rows
