@@ -1,0 +1,33 @@
+"""ndncc: a fast, deterministic packet-level simulator for congestion control in NDN.
+
+    import ndncc
+    sc = ndncc.load("scenarios/dumbbell.toml", ["simulation.seed=2"])
+    result = sc.run()
+    print(result.summary)
+    result.save("runs/dumbbell")
+"""
+
+from ._core import (
+    BuildError,
+    InternalError,
+    Interrupted,
+    NdnccError,
+    ScenarioError,
+    __version__,
+)
+from .result import Result, RunStats
+from .scenario import Scenario, load, load_str
+
+__all__ = [
+    "BuildError",
+    "InternalError",
+    "Interrupted",
+    "NdnccError",
+    "Result",
+    "RunStats",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "load",
+    "load_str",
+]
