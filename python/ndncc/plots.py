@@ -66,7 +66,7 @@ def _queue(run: output.RunFolder) -> pl.DataFrame:
     """Queue length of the faces that ever held a packet (all faces if none did)."""
     q = run.faces.filter(pl.col("metric") == "queue_packets")
     busy = q.group_by("entity").agg(pl.col("value").max()).filter(pl.col("value") > 0)["entity"]
-    return q.filter(pl.col("entity").is_in(busy)) if len(busy) else q
+    return q.filter(pl.col("entity").is_in(busy.to_list())) if len(busy) else q
 
 
 def _metric(name: str, scale: float = 1.0) -> Callable[[output.RunFolder], pl.DataFrame]:
