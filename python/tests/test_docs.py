@@ -42,3 +42,10 @@ def test_every_command_and_option_is_documented(path, command):
         for opt in param.opts:
             if opt.startswith("--") and opt != "--help":
                 assert f"`{opt}" in text, f"ndncc {path}: {opt} is not in docs/cli.md"
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/first-experiment.md"])
+def test_the_scenario_shown_in_the_docs_is_the_example_file(page):
+    root = Path(__file__).resolve().parents[2]
+    shown = re.search(r"```toml\n(.*?)```", (root / page).read_text(), re.S).group(1)
+    assert shown == (root / "docs" / "examples" / "two-node.toml").read_text()
