@@ -1,15 +1,13 @@
-"""The ``ndncc`` command line.
+"""The ``ndncc`` command line (reference: docs/cli.md).
 
-Exit codes: 0 success, 2 bad input (the message names file, line and key), 1 internal error,
-130 interrupted. Errors are one line on stderr, never a traceback (set ``NDNCC_DEBUG=1`` to get one).
+Every command is wrapped by :func:`errors.guarded`: an error is one line on stderr and an exit
+code (2 bad input, 1 internal error, 130 interrupted), never a traceback.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
-import traceback
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Iterator, List, Optional
@@ -20,6 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from . import _core, experiments, output, report
+from .errors import BadInput, describe, guarded
 from .scenario import Scenario, load
 
 app = typer.Typer(
@@ -33,10 +32,6 @@ topo_app = typer.Typer(help="Work with topologies from other simulators.", no_ar
 app.add_typer(topo_app, name="topo")
 
 stderr = Console(stderr=True)
-
-
-class BadInput(Exception):
-    """A problem with what the user asked for: exit code 2."""
 
 
 ScenarioArg = Annotated[
@@ -67,7 +62,7 @@ def _root(
 
 
 @contextmanager
-def sim_progress(description: str) -> Iterator[Progress]:
+def sim_progress() -> Iterator[Progress]:
     """A progress bar over simulated seconds, drawn on stderr."""
     bar = Progress(
         TextColumn("{task.description}"),
@@ -83,12 +78,13 @@ def sim_progress(description: str) -> Iterator[Progress]:
 
 
 def run_with_progress(scenario: Scenario, seed: Optional[int]):
-    with sim_progress(scenario.name) as bar:
+    with sim_progress() as bar:
         task = bar.add_task(scenario.name, total=scenario.duration or 1.0)
         return scenario.run(seed=seed, progress=lambda done: bar.update(task, completed=done))
 
 
 @app.command()
+@guarded
 def run(
     scenario: ScenarioArg,
     out: Annotated[
@@ -114,6 +110,7 @@ def _count(section: object) -> int:
 
 
 @app.command()
+@guarded
 def validate(scenario: ScenarioArg, set_: SetOption = None) -> None:
     """Check a scenario without running it."""
     sc = load(scenario, set_ or [])
@@ -126,6 +123,7 @@ def validate(scenario: ScenarioArg, set_: SetOption = None) -> None:
 
 
 @app.command()
+@guarded
 def plot(folder: Annotated[Path, typer.Argument(help="A run's output folder.", show_default=False)]) -> None:
     """Redraw the figures and report.md of a run folder."""
     figures = report.render_run(output.read_run(folder))
@@ -133,6 +131,7 @@ def plot(folder: Annotated[Path, typer.Argument(help="A run's output folder.", s
 
 
 @app.command()
+@guarded
 def bench(
     json_: Annotated[bool, typer.Option("--json", help="One JSON object per line instead of a table.")] = False,
     scenario: Annotated[
@@ -170,6 +169,7 @@ def read_topology(path: Path) -> tuple[str, str]:
 
 
 @topo_app.command("convert")
+@guarded
 def topo_convert(
     file: Annotated[
         Path, typer.Argument(help="ndnSIM topology text or Mini-NDN .conf.", exists=True, dir_okay=False)
@@ -188,6 +188,7 @@ def topo_convert(
 
 
 @app.command()
+@guarded
 def reproduce(
     name: Annotated[Optional[str], typer.Argument(help="Experiment name, or 'all'.", show_default=False)] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Results folder.")] = Path("results"),
@@ -226,7 +227,7 @@ def reproduce_each(chosen: list, out: Path, quick: bool) -> int:
     is rewritten after each, so a crash loses nothing already finished. Returns the failures.
     """
     status = {}
-    with sim_progress("reproduce") as bar:
+    with sim_progress() as bar:
         task = bar.add_task("", total=1.0)
         for exp in chosen:
 
@@ -255,39 +256,12 @@ def write_index(out: Path, status: dict) -> None:
     output.write_text(out / output.REPORT, report.index_report(entries))
 
 
-def one_line(text: str) -> str:
-    return "; ".join(line.strip() for line in str(text).splitlines() if line.strip())
-
-
-def describe(e: BaseException) -> str:
-    """A one-line description of an error; scenario errors as ``file:line: key: message``."""
-    if isinstance(e, _core.ScenarioError) and hasattr(e, "file"):
-        where = e.file + (f":{e.line}" if e.line is not None else "")
-        return ": ".join([where] + ([e.key] if e.key else []) + [one_line(e.message)])
-    return one_line(str(e)) or type(e).__name__
-
-
-def exit_code(e: BaseException) -> int:
-    """2 for bad input, 1 for everything else."""
-    bad_input = (_core.ScenarioError, _core.BuildError, BadInput, OSError)
-    return 2 if isinstance(e, bad_input) else 1
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ndncc`` script; returns the exit code."""
     try:
         app(args=argv, prog_name="ndncc")  # parses, runs, and raises SystemExit
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        return 130
-    except Exception as e:
-        if os.environ.get("NDNCC_DEBUG"):
-            traceback.print_exc()
-        prefix = "error" if isinstance(e, (_core.NdnccError, BadInput, OSError)) else "internal error"
-        typer.echo(f"{prefix}: {describe(e)}", err=True)
-        return exit_code(e)
     return 0
 
 if __name__ == "__main__":

@@ -265,3 +265,12 @@ def test_version_and_help_exit_0(capsys):
     code, out, _ = ndncc(capsys, "--version")
     assert (code, out) == (0, f"ndncc {api.__version__}\n")
     assert ndncc(capsys, "--help")[0] == 0
+
+
+def test_ctrl_c_exits_130_with_one_line(capsys, monkeypatch, scenario_file):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_with_progress", interrupted)
+    code, _, err = ndncc(capsys, "run", scenario_file)
+    assert (code, err) == (130, "interrupted\n")
