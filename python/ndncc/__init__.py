@@ -1,10 +1,11 @@
 """ndncc: a fast, deterministic packet-level simulator for congestion control in NDN.
 
-    import ndncc
-    sc = ndncc.load("scenarios/dumbbell.toml", ["simulation.seed=2"])
-    result = sc.run()
-    print(result.summary)
-    result.save("runs/dumbbell")
+>>> import ndncc
+>>> sc = ndncc.load("docs/examples/two-node.toml", ["simulation.seed=2"])
+>>> result = sc.run()
+>>> result.save("runs/two-node")
+
+See docs/python.md for the whole API.
 """
 
 from ._core import (

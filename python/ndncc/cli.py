@@ -133,7 +133,9 @@ def plot(folder: Annotated[Path, typer.Argument(help="A run's output folder.", s
 @app.command()
 @guarded
 def bench(
-    json_: Annotated[bool, typer.Option("--json", help="One JSON object per line instead of a table.")] = False,
+    json_: Annotated[
+        bool, typer.Option("--json", help="One JSON object per line instead of a table.")
+    ] = False,
     scenario: Annotated[
         Optional[str], typer.Option("--scenario", help="Only this benchmark scenario (default: all of them).")
     ] = None,
@@ -154,14 +156,20 @@ def bench(
         table = Table("scenario", "sim s", "wall s", "events", "packet hops", "hops/s", "peak RSS MB")
         for r in results:
             table.add_row(
-                r["scenario"], f"{r['sim_seconds']:g}", f"{r['wall_seconds']:.3f}", f"{r['events']:,}",
-                f"{r['packet_hops']:,}", f"{r['packet_hops_per_s']:,.0f}", f"{r['peak_rss_mb']:.1f}",
+                r["scenario"],
+                f"{r['sim_seconds']:g}",
+                f"{r['wall_seconds']:.3f}",
+                f"{r['events']:,}",
+                f"{r['packet_hops']:,}",
+                f"{r['packet_hops_per_s']:,.0f}",
+                f"{r['peak_rss_mb']:.1f}",
             )
         Console().print(table)
 
 
 def read_topology(path: Path) -> tuple[str, str]:
-    """The topology text and its format: ``minindn`` for ``.conf`` or a ``[nodes]`` section, else ``ndnsim``."""
+    """The topology text and its format: ``minindn`` for a ``.conf`` file or one with a ``[nodes]``
+    section, ``ndnsim`` otherwise."""
     text = path.read_text(encoding="utf-8")
     lines = {line.strip().lower() for line in text.splitlines()}
     kind = "minindn" if path.suffix == ".conf" or "[nodes]" in lines else "ndnsim"
@@ -174,7 +182,9 @@ def topo_convert(
     file: Annotated[
         Path, typer.Argument(help="ndnSIM topology text or Mini-NDN .conf.", exists=True, dir_okay=False)
     ],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")
+    ] = None,
 ) -> None:
     """Convert an ndnSIM or Mini-NDN topology into a scenario file."""
     text, kind = read_topology(file)
@@ -190,7 +200,9 @@ def topo_convert(
 @app.command()
 @guarded
 def reproduce(
-    name: Annotated[Optional[str], typer.Argument(help="Experiment name, or 'all'.", show_default=False)] = None,
+    name: Annotated[
+        Optional[str], typer.Argument(help="Experiment name, or 'all'.", show_default=False)
+    ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Results folder.")] = Path("results"),
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, for smoke tests.")] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
@@ -220,7 +232,7 @@ def reproduce(
         raise typer.Exit(1)
 
 
-def reproduce_each(chosen: list, out: Path, quick: bool) -> int:
+def reproduce_each(chosen: list[experiments.Experiment], out: Path, quick: bool) -> int:
     """Run experiments one after another; a failure is reported and the rest still run.
 
     Each finished experiment's files are on disk before the next starts, and ``OUT/report.md``
@@ -237,7 +249,8 @@ def reproduce_each(chosen: list, out: Path, quick: bool) -> int:
             try:
                 rows = experiments.run(exp, out, quick, progress)
                 status[exp.name] = "ok"
-                bar.console.print(f"{exp.name}: {len(rows)} summary rows -> {out / exp.name}")
+                done = f"{exp.name}: {len(rows)} summary rows -> {out / exp.name}"
+                bar.console.print(done, markup=False, highlight=False)
             except KeyboardInterrupt:
                 raise
             except Exception as e:  # one broken experiment must not stop the others
@@ -263,6 +276,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

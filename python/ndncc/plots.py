@@ -78,7 +78,9 @@ FIGURES = (
     FigureSpec("rate.png", "Sending rate per consumer", "rate [Interests/s]", _metric("rate")),
     FigureSpec("rtt.png", "RTT per consumer", "RTT [ms]", _metric("rtt", 1000.0)),
     FigureSpec("queue.png", "Queue length per face", "queue [packets]", _queue),
-    FigureSpec("throughput.png", "Throughput per consumer", "Data packets/s", lambda run: throughput(run.series)),
+    FigureSpec(
+        "throughput.png", "Throughput per consumer", "Data packets/s", lambda run: throughput(run.series)
+    ),
 )
 
 

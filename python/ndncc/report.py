@@ -29,7 +29,7 @@ def summary_table(rows: Sequence[Row]) -> str:
 
 
 def comparison_table(rows: Sequence[Row]) -> Optional[str]:
-    """"Ours vs seed" for the rows that carry the paper's figure; ``None`` if none do."""
+    """ "Ours vs seed" for the rows that carry the paper's figure; ``None`` if none do."""
     compared = [r for r in rows if r["paper"] is not None]
     if not compared:
         return None
@@ -40,7 +40,10 @@ def comparison_table(rows: Sequence[Row]) -> Optional[str]:
 
     return table(
         ["variant", "flow", "metric", "ours", "seed", "ours / seed", "unit"],
-        [[r["variant"], r["flow"], r["metric"], fmt(r["value"]), fmt(r["paper"]), ratio(r), r["unit"]] for r in compared],
+        [
+            [r["variant"], r["flow"], r["metric"], fmt(r["value"]), fmt(r["paper"]), ratio(r), r["unit"]]
+            for r in compared
+        ],
     )
 
 
@@ -100,5 +103,8 @@ def experiment_report(name: str, title: str, rows: Sequence[Row], out_dir: Path)
 
 def index_report(entries: Sequence[tuple[str, str, str]]) -> str:
     """The top page of a results folder: ``(name, title, status)`` per reproduction."""
-    rows = [[f"[{name}]({name}/{output.REPORT})" if status == "ok" else name, title, status] for name, title, status in entries]
+    rows = [
+        [f"[{name}]({name}/{output.REPORT})" if status == "ok" else name, title, status]
+        for name, title, status in entries
+    ]
     return "\n".join(["# Reproductions", "", table(["experiment", "title", "status"], rows), ""])

@@ -16,7 +16,13 @@ if TYPE_CHECKING:
 
 Selector = Union[str, Iterable[str], None]
 
-_SUMMARY_SCHEMA = {"entity": pl.String, "kind": pl.String, "metric": pl.String, "value": pl.Float64, "unit": pl.String}
+_SUMMARY_SCHEMA = {
+    "entity": pl.String,
+    "kind": pl.String,
+    "metric": pl.String,
+    "value": pl.Float64,
+    "unit": pl.String,
+}
 
 
 @dataclass(frozen=True)

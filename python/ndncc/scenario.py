@@ -15,7 +15,12 @@ ProgressCallback = Callable[[float], Optional[bool]]
 class Scenario:
     """A validated scenario. Build one with :func:`load` or :func:`load_str`."""
 
-    def __init__(self, core: _core.Scenario, reload: Callable[[list[str]], _core.Scenario], overrides: Iterable[str] = ()):
+    def __init__(
+        self,
+        core: _core.Scenario,
+        reload: Callable[[list[str]], _core.Scenario],
+        overrides: Iterable[str] = (),
+    ):
         self._core = core
         self._reload = reload
         self._overrides = tuple(overrides)
@@ -73,4 +78,6 @@ def load(path: Union[str, os.PathLike], overrides: Union[str, Iterable[str]] = (
 def load_str(text: str, file: str = "<string>", overrides: Union[str, Iterable[str]] = ()) -> Scenario:
     """Parse scenario TOML from a string; ``file`` names it in error messages."""
     overrides = _override_list(overrides)
-    return Scenario(_core.load_str(text, file, overrides), lambda ov: _core.load_str(text, file, ov), overrides)
+    return Scenario(
+        _core.load_str(text, file, overrides), lambda ov: _core.load_str(text, file, ov), overrides
+    )

@@ -58,7 +58,9 @@ def test_run_returns_long_tables_with_string_columns(scenario_file):
     result = ndncc.load(scenario_file).run()
     series = result.series()
     assert series.columns == ["t", "entity", "metric", "value"]
-    assert series.schema == pl.Schema({"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64})
+    assert series.schema == pl.Schema(
+        {"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
+    )
     assert set(series["metric"].unique()) >= {"window", "rate", "rtt", "data_received"}
     assert set(result.faces()["metric"].unique()) >= {"queue_packets", "drops"}
     assert result.summary.columns == ["entity", "kind", "metric", "value", "unit"]

@@ -19,11 +19,28 @@ def ndncc(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_run_writes_the_output_folder(capsys, scenario_file, tmp_path):
-    code, out, err = ndncc(capsys, "run", scenario_file, "--out", tmp_path / "r", "--seed", 4, "--set", "simulation.duration=\"2s\"")
+    code, out, err = ndncc(
+        capsys,
+        "run",
+        scenario_file,
+        "--out",
+        tmp_path / "r",
+        "--seed",
+        4,
+        "--set",
+        'simulation.duration="2s"',
+    )
     assert code == 0, err
     assert f"-> {tmp_path / 'r'}" in out
     names = {p.name for p in (tmp_path / "r").iterdir()}
-    assert {"manifest.json", "summary.json", "series.parquet", "faces.parquet", "report.md", "window.png"} <= names
+    assert {
+        "manifest.json",
+        "summary.json",
+        "series.parquet",
+        "faces.parquet",
+        "report.md",
+        "window.png",
+    } <= names
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert (manifest["seed"], manifest["sim_seconds"]) == (4, 2.0)
     assert manifest["overrides"] == ['simulation.duration="2s"']
@@ -64,7 +81,9 @@ def test_a_missing_file_exits_2_without_traceback(capsys, tmp_path):
 
 
 def test_the_installed_command_exits_2_on_bad_input(bad_scenario):
-    proc = subprocess.run([sys.executable, "-m", "ndncc", "run", str(bad_scenario)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ndncc", "run", str(bad_scenario)], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert f"{bad_scenario}:9" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -38,8 +37,19 @@ def test_summary_json_follows_the_schema(fake_result, tmp_path):
     rows = json.loads((tmp_path / "summary.json").read_text())
     assert [list(r) for r in rows] == [list(output.SUMMARY_FIELDS)] * 3
     # consumers first (by name), then faces
-    assert [(r["flow"], r["metric"]) for r in rows] == [("c0", "mean_rtt"), ("c1", "goodput"), ("A->B", "drops")]
-    assert rows[1] == {"variant": "v1", "flow": "c1", "metric": "goodput", "value": 1.5, "paper": 1.2, "unit": "Mbps"}
+    assert [(r["flow"], r["metric"]) for r in rows] == [
+        ("c0", "mean_rtt"),
+        ("c1", "goodput"),
+        ("A->B", "drops"),
+    ]
+    assert rows[1] == {
+        "variant": "v1",
+        "flow": "c1",
+        "metric": "goodput",
+        "value": 1.5,
+        "paper": 1.2,
+        "unit": "Mbps",
+    }
     assert rows[0]["value"] is None  # NaN has no JSON spelling
     assert rows[2]["paper"] is None
 
@@ -81,7 +91,9 @@ def test_manifest_records_version_scenario_seed_and_stats(fake_result, tmp_path)
     assert m["scenario"]["simulation"]["duration"] == "10s"
 
 
-@pytest.mark.parametrize("name", ["summary.json", "series.parquet", "faces.parquet", "window.png", "report.md"])
+@pytest.mark.parametrize(
+    "name", ["summary.json", "series.parquet", "faces.parquet", "window.png", "report.md"]
+)
 def test_the_same_result_saves_to_the_same_bytes(make_fake_result, tmp_path, name):
     make_fake_result().save(tmp_path / "a")
     make_fake_result().save(tmp_path / "b")

@@ -42,5 +42,7 @@ def test_throughput_keeps_consumers_apart():
 
 
 def test_no_counter_gives_an_empty_table():
-    empty = pl.DataFrame(schema={"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64})
+    empty = pl.DataFrame(
+        schema={"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
+    )
     assert plots.throughput(empty).is_empty()

@@ -3,6 +3,9 @@
 //! A thin layer over `ndncc-core`: it converts arguments, releases the GIL for long work, and maps
 //! core errors to Python exceptions (all in `error.rs`). Anything friendlier lives in Python.
 
+// pyo3 0.22's #[pyfunction]/#[pymethods] expansion converts `PyErr` into itself.
+#![allow(clippy::useless_conversion)]
+
 mod convert;
 mod error;
 mod scenario;

@@ -90,11 +90,15 @@ def get(name: str) -> Experiment:
         raise LookupError(f"no experiment called {name!r} (known: {known})") from None
 
 
-def run(experiment: Experiment, out_dir: Path, quick: bool = False, progress: Optional[Progress] = None) -> list[dict]:
+def run(
+    experiment: Experiment, out_dir: Path, quick: bool = False, progress: Optional[Progress] = None
+) -> list[dict]:
     """Reproduce one experiment into ``out_dir/<name>``: its runs, ``summary.json`` and ``report.md``."""
     folder = Path(out_dir) / experiment.name
     folder.mkdir(parents=True, exist_ok=True)
     rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
     output.write_summary(folder / output.SUMMARY, rows)
-    output.write_text(folder / output.REPORT, report.experiment_report(experiment.name, experiment.title, rows, folder))
+    output.write_text(
+        folder / output.REPORT, report.experiment_report(experiment.name, experiment.title, rows, folder)
+    )
     return rows
