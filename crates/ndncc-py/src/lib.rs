@@ -1,1 +1,73 @@
+//! `ndncc._core`: the compiled half of the `ndncc` Python package.
+//!
+//! A thin layer over `ndncc-core`: it converts arguments, releases the GIL for long work, and maps
+//! core errors to Python exceptions (all in `error.rs`). Anything friendlier lives in Python.
 
+// pyo3 0.22's #[pyfunction]/#[pymethods] expansion converts `PyErr` into itself.
+#![allow(clippy::useless_conversion)]
+
+mod convert;
+mod error;
+mod scenario;
+
+use std::path::PathBuf;
+
+use ndncc_core::{api, scenario as core_scenario};
+use pyo3::prelude::*;
+
+use crate::scenario::PyScenario;
+
+/// Loads a scenario file, applying `key=value` overrides.
+#[pyfunction]
+#[pyo3(signature = (path, overrides=Vec::new()))]
+fn load(path: PathBuf, overrides: Vec<String>) -> PyResult<PyScenario> {
+    core_scenario::load_file(&path, &overrides).map(PyScenario::from).map_err(error::scenario_error)
+}
+
+/// Parses scenario text; `file` is the name used in error messages.
+#[pyfunction]
+#[pyo3(signature = (text, file="<string>", overrides=Vec::new()))]
+fn load_str(text: &str, file: &str, overrides: Vec<String>) -> PyResult<PyScenario> {
+    core_scenario::load_str(text, file, &overrides).map(PyScenario::from).map_err(error::scenario_error)
+}
+
+/// Converts an ndnSIM topology text file into scenario TOML.
+#[pyfunction]
+#[pyo3(signature = (text, file="<string>"))]
+fn import_ndnsim(text: &str, file: &str) -> PyResult<String> {
+    core_scenario::import::ndnsim_topology(text, file).map(|s| s.to_toml()).map_err(error::scenario_error)
+}
+
+/// Converts a Mini-NDN `.conf` topology into scenario TOML.
+#[pyfunction]
+#[pyo3(signature = (text, file="<string>"))]
+fn import_minindn(text: &str, file: &str) -> PyResult<String> {
+    core_scenario::import::minindn_conf(text, file).map(|s| s.to_toml()).map_err(error::scenario_error)
+}
+
+/// Names of the built-in benchmark scenarios.
+#[pyfunction]
+fn bench_names() -> Vec<String> {
+    api::bench_names()
+}
+
+/// Runs one built-in benchmark without holding the GIL.
+#[pyfunction]
+#[pyo3(name = "bench")]
+fn run_bench(py: Python<'_>, name: &str) -> PyResult<PyObject> {
+    let result = py.allow_threads(|| api::bench(name)).map_err(error::core_error)?;
+    convert::bench_result(py, result)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<PyScenario>()?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(load_str, m)?)?;
+    m.add_function(wrap_pyfunction!(import_ndnsim, m)?)?;
+    m.add_function(wrap_pyfunction!(import_minindn, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_names, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    error::register(m)
+}

@@ -1,0 +1,34 @@
+# ndncc: `make run` reproduces the headline results, `make test` runs every test.
+# Everything is installed into .venv by `make setup`; nothing outside the project is touched.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.ndncc-setup
+RESULTS ?= results
+RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+.PHONY: setup run test bench clean
+
+setup: $(STAMP)
+
+# Re-done only when pyproject.toml or a Rust source changed.
+$(STAMP): pyproject.toml $(RUST_SOURCES)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2'
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test
+	touch $@
+
+run: setup
+	$(BIN)/ndncc reproduce all --out $(RESULTS)
+
+test: setup
+	cargo test --workspace --release
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/ndncc bench
+
+clean:
+	rm -rf $(VENV) $(RESULTS) runs .pytest_cache
+	cargo clean

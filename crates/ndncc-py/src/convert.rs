@@ -1,0 +1,60 @@
+//! Core results as Python values: long tables as numpy columns, everything else as dicts.
+
+use ndncc_core::api::{BenchResult, LongTable, RunOutput, RunStats, SummaryRow};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+fn long_table<'py>(py: Python<'py>, tab: LongTable) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("t", PyArray1::from_vec_bound(py, tab.t))?;
+    d.set_item("entity", PyArray1::from_vec_bound(py, tab.entity))?;
+    d.set_item("metric", PyArray1::from_vec_bound(py, tab.metric))?;
+    d.set_item("value", PyArray1::from_vec_bound(py, tab.value))?;
+    d.set_item("entities", tab.entities)?;
+    d.set_item("metrics", tab.metrics)?;
+    Ok(d)
+}
+
+fn summary_row<'py>(py: Python<'py>, row: SummaryRow) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("entity", row.entity)?;
+    d.set_item("kind", row.kind)?;
+    d.set_item("metric", row.metric)?;
+    d.set_item("value", row.value)?;
+    d.set_item("unit", row.unit)?;
+    Ok(d)
+}
+
+fn stats<'py>(py: Python<'py>, s: RunStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("sim_seconds", s.sim_seconds)?;
+    d.set_item("wall_seconds", s.wall_seconds)?;
+    d.set_item("events", s.events)?;
+    d.set_item("packet_hops", s.packet_hops)?;
+    Ok(d)
+}
+
+/// `{"series", "faces", "summary", "stats", "seed"}`; see `_core.pyi`.
+pub fn run_output(py: Python<'_>, out: RunOutput) -> PyResult<PyObject> {
+    let d = PyDict::new_bound(py);
+    d.set_item("series", long_table(py, out.series)?)?;
+    d.set_item("faces", long_table(py, out.faces)?)?;
+    let rows = out.summary.into_iter().map(|r| summary_row(py, r)).collect::<PyResult<Vec<_>>>()?;
+    d.set_item("summary", rows)?;
+    d.set_item("stats", stats(py, out.stats)?)?;
+    d.set_item("seed", out.seed)?;
+    Ok(d.into_any().unbind())
+}
+
+pub fn bench_result(py: Python<'_>, b: BenchResult) -> PyResult<PyObject> {
+    let d = PyDict::new_bound(py);
+    d.set_item("scenario", b.scenario)?;
+    d.set_item("sim_seconds", b.sim_seconds)?;
+    d.set_item("wall_seconds", b.wall_seconds)?;
+    d.set_item("events", b.events)?;
+    d.set_item("packet_hops", b.packet_hops)?;
+    d.set_item("packet_hops_per_s", b.packet_hops_per_s)?;
+    d.set_item("peak_rss_mb", b.peak_rss_mb)?;
+    Ok(d.into_any().unbind())
+}

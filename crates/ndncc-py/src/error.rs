@@ -1,0 +1,74 @@
+//! The one place where core errors become Python exceptions.
+//!
+//! ```text
+//! NdnccError
+//!  ├── ScenarioError   file, line, key, message
+//!  ├── BuildError      component, message
+//!  ├── Interrupted
+//!  └── InternalError
+//! ```
+
+use ndncc_core::api;
+use ndncc_core::scenario;
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+create_exception!(ndncc._core, NdnccError, PyException, "Base class of every error ndncc raises.");
+create_exception!(
+    ndncc._core,
+    ScenarioError,
+    NdnccError,
+    "A scenario is invalid; `file`, `line`, `key` and `message` say where and why."
+);
+create_exception!(
+    ndncc._core,
+    BuildError,
+    NdnccError,
+    "A valid scenario could not be turned into a network; `component` names the part."
+);
+create_exception!(ndncc._core, Interrupted, NdnccError, "A run was stopped by its progress callback.");
+create_exception!(ndncc._core, InternalError, NdnccError, "A bug in ndncc; please report it.");
+
+/// A `ScenarioError` carrying the location of the problem as attributes.
+pub fn scenario_error(err: scenario::ScenarioError) -> PyErr {
+    Python::with_gil(|py| {
+        let exc = ScenarioError::new_err(err.to_string());
+        let value = exc.value_bound(py);
+        let set = || -> PyResult<()> {
+            value.setattr("file", &err.file)?;
+            value.setattr("line", err.line)?;
+            value.setattr("key", &err.key)?;
+            value.setattr("message", &err.message)
+        };
+        set().err().unwrap_or(exc)
+    })
+}
+
+/// Every core error, mapped to its exception.
+pub fn core_error(err: api::Error) -> PyErr {
+    match err {
+        api::Error::Scenario(e) => scenario_error(e),
+        api::Error::Build { component, message } => Python::with_gil(|py| {
+            let exc = BuildError::new_err(format!("{component}: {message}"));
+            let value = exc.value_bound(py);
+            let set = || -> PyResult<()> {
+                value.setattr("component", &component)?;
+                value.setattr("message", &message)
+            };
+            set().err().unwrap_or(exc)
+        }),
+        api::Error::Interrupted => Interrupted::new_err("run interrupted"),
+        api::Error::Internal(m) => InternalError::new_err(m),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("NdnccError", py.get_type_bound::<NdnccError>())?;
+    m.add("ScenarioError", py.get_type_bound::<ScenarioError>())?;
+    m.add("BuildError", py.get_type_bound::<BuildError>())?;
+    m.add("Interrupted", py.get_type_bound::<Interrupted>())?;
+    m.add("InternalError", py.get_type_bound::<InternalError>())?;
+    Ok(())
+}

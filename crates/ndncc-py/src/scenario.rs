@@ -1,0 +1,98 @@
+//! The `Scenario` class: a resolved scenario that can be inspected and run.
+
+use ndncc_core::api::{self, RunOptions};
+use ndncc_core::scenario::Scenario;
+use pyo3::prelude::*;
+
+use crate::{convert, error};
+
+/// How many times per run the engine hands control back (progress callback, Ctrl-C check).
+const PROGRESS_TICKS: f64 = 500.0;
+
+#[pyclass(module = "ndncc._core", name = "Scenario", frozen)]
+pub struct PyScenario {
+    inner: Scenario,
+}
+
+impl From<Scenario> for PyScenario {
+    fn from(inner: Scenario) -> Self {
+        PyScenario { inner }
+    }
+}
+
+/// Runs between engine steps with the GIL held: honours Ctrl-C, then asks the callback.
+/// `Ok(false)` stops the run; an exception raised by the callback stops it too.
+fn poll(py: Python<'_>, progress: Option<&PyObject>, done: f64) -> PyResult<bool> {
+    py.check_signals()?;
+    match progress {
+        None => Ok(true),
+        Some(cb) => {
+            let answer = cb.call1(py, (done,))?;
+            if answer.is_none(py) {
+                Ok(true)
+            } else {
+                answer.is_truthy(py)
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl PyScenario {
+    /// The resolved scenario as TOML.
+    fn to_toml(&self) -> String {
+        self.inner.to_toml()
+    }
+
+    /// The resolved scenario as JSON.
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner).map_err(|e| error::InternalError::new_err(e.to_string()))
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Simulated duration in seconds.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.inner.duration_secs()
+    }
+
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.seed()
+    }
+
+    /// Runs the scenario without holding the GIL; returns the raw result dict.
+    #[pyo3(signature = (seed=None, progress=None))]
+    fn run(&self, py: Python<'_>, seed: Option<u64>, progress: Option<PyObject>) -> PyResult<PyObject> {
+        let opts = RunOptions { seed, progress_every_s: (self.inner.duration_secs() / PROGRESS_TICKS).max(1e-6) };
+        let mut stopped_by: Option<PyErr> = None;
+        let outcome = py.allow_threads(|| {
+            let mut tick = |done: f64| {
+                Python::with_gil(|py| {
+                    poll(py, progress.as_ref(), done).unwrap_or_else(|e| {
+                        stopped_by = Some(e);
+                        false
+                    })
+                })
+            };
+            api::run(&self.inner, &opts, &mut tick)
+        });
+        if let Some(e) = stopped_by {
+            return Err(e);
+        }
+        convert::run_output(py, outcome.map_err(error::core_error)?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Scenario(name={:?}, duration={}, seed={})",
+            self.inner.name(),
+            self.inner.duration_secs(),
+            self.inner.seed()
+        )
+    }
+}

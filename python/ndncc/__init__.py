@@ -1,0 +1,34 @@
+"""ndncc: a fast, deterministic packet-level simulator for congestion control in NDN.
+
+>>> import ndncc
+>>> sc = ndncc.load("docs/examples/two-node.toml", ["simulation.seed=2"])
+>>> result = sc.run()
+>>> result.save("runs/two-node")
+
+See docs/python.md for the whole API.
+"""
+
+from ._core import (
+    BuildError,
+    InternalError,
+    Interrupted,
+    NdnccError,
+    ScenarioError,
+    __version__,
+)
+from .result import Result, RunStats
+from .scenario import Scenario, load, load_str
+
+__all__ = [
+    "BuildError",
+    "InternalError",
+    "Interrupted",
+    "NdnccError",
+    "Result",
+    "RunStats",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "load",
+    "load_str",
+]

@@ -1,0 +1,282 @@
+"""The ``ndncc`` command line (reference: docs/cli.md).
+
+Every command is wrapped by :func:`errors.guarded`: an error is one line on stderr and an exit
+code (2 bad input, 1 internal error, 130 interrupted), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Iterator, List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from . import _core, experiments, output, report
+from .errors import BadInput, describe, guarded
+from .scenario import Scenario, load
+
+app = typer.Typer(
+    name="ndncc",
+    help="Deterministic packet-level simulator for NDN congestion control.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+topo_app = typer.Typer(help="Work with topologies from other simulators.", no_args_is_help=True)
+app.add_typer(topo_app, name="topo")
+
+stderr = Console(stderr=True)
+
+
+ScenarioArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="SCENARIO", help="Scenario file (TOML).", exists=True, dir_okay=False, show_default=False
+    ),
+]
+SetOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a scenario value; repeatable."),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ndncc {_core.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Deterministic packet-level simulator for NDN congestion control."""
+
+
+@contextmanager
+def sim_progress() -> Iterator[Progress]:
+    """A progress bar over simulated seconds, drawn on stderr."""
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=stderr,
+        transient=True,
+    )
+    with bar:
+        yield bar
+
+
+def run_with_progress(scenario: Scenario, seed: Optional[int]):
+    with sim_progress() as bar:
+        task = bar.add_task(scenario.name, total=scenario.duration or 1.0)
+        return scenario.run(seed=seed, progress=lambda done: bar.update(task, completed=done))
+
+
+@app.command()
+@guarded
+def run(
+    scenario: ScenarioArg,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Output folder (default: runs/<scenario name>).")
+    ] = None,
+    seed: Annotated[Optional[int], typer.Option(min=0, help="Seed instead of the scenario's.")] = None,
+    set_: SetOption = None,
+) -> None:
+    """Run a scenario and write its output folder."""
+    sc = load(scenario, set_ or [])
+    result = run_with_progress(sc, seed)
+    folder = out or Path("runs") / sc.name
+    result.save(folder)
+    s = result.stats
+    typer.echo(
+        f"{sc.name}: seed {result.seed}, {s.sim_seconds:g} s simulated in {s.wall_seconds:.2f} s, "
+        f"{s.packet_hops:,} packet hops -> {folder}"
+    )
+
+
+def _count(section: object) -> int:
+    return len(section) if isinstance(section, (dict, list)) else 0
+
+
+@app.command()
+@guarded
+def validate(scenario: ScenarioArg, set_: SetOption = None) -> None:
+    """Check a scenario without running it."""
+    sc = load(scenario, set_ or [])
+    d = sc.to_dict()
+    nodes, links, apps = (_count(d.get(k)) for k in ("nodes", "links", "apps"))
+    typer.echo(
+        f"OK {scenario}: {sc.name}: {nodes} nodes, {links} links, {apps} apps, "
+        f"{sc.duration:g} s simulated, seed {sc.seed}"
+    )
+
+
+@app.command()
+@guarded
+def plot(folder: Annotated[Path, typer.Argument(help="A run's output folder.", show_default=False)]) -> None:
+    """Redraw the figures and report.md of a run folder."""
+    figures = report.render_run(output.read_run(folder))
+    typer.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
+
+
+@app.command()
+@guarded
+def bench(
+    json_: Annotated[
+        bool, typer.Option("--json", help="One JSON object per line instead of a table.")
+    ] = False,
+    scenario: Annotated[
+        Optional[str], typer.Option("--scenario", help="Only this benchmark scenario (default: all of them).")
+    ] = None,
+) -> None:
+    """Measure engine speed (packet hops per second) on the standard scenarios."""
+    names = _core.bench_names()
+    if scenario is not None:
+        if scenario not in names:
+            raise BadInput(f"no benchmark scenario {scenario!r} (known: {', '.join(names)})")
+        names = [scenario]
+    results = []
+    for name in names:
+        with stderr.status(f"bench {name}"):
+            results.append(_core.bench(name))
+        if json_:
+            typer.echo(json.dumps(results[-1]))
+    if not json_:
+        table = Table("scenario", "sim s", "wall s", "events", "packet hops", "hops/s", "peak RSS MB")
+        for r in results:
+            table.add_row(
+                r["scenario"],
+                f"{r['sim_seconds']:g}",
+                f"{r['wall_seconds']:.3f}",
+                f"{r['events']:,}",
+                f"{r['packet_hops']:,}",
+                f"{r['packet_hops_per_s']:,.0f}",
+                f"{r['peak_rss_mb']:.1f}",
+            )
+        Console().print(table)
+
+
+def read_topology(path: Path) -> tuple[str, str]:
+    """The topology text and its format: ``minindn`` for a ``.conf`` file or one with a ``[nodes]``
+    section, ``ndnsim`` otherwise."""
+    text = path.read_text(encoding="utf-8")
+    lines = {line.strip().lower() for line in text.splitlines()}
+    kind = "minindn" if path.suffix == ".conf" or "[nodes]" in lines else "ndnsim"
+    return text, kind
+
+
+@topo_app.command("convert")
+@guarded
+def topo_convert(
+    file: Annotated[
+        Path, typer.Argument(help="ndnSIM topology text or Mini-NDN .conf.", exists=True, dir_okay=False)
+    ],
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")
+    ] = None,
+) -> None:
+    """Convert an ndnSIM or Mini-NDN topology into a scenario file."""
+    text, kind = read_topology(file)
+    convert = _core.import_minindn if kind == "minindn" else _core.import_ndnsim
+    toml = convert(text, str(file))
+    if out is None:
+        typer.echo(toml, nl=False)
+    else:
+        output.write_text(out, toml)
+        typer.echo(f"{file} ({kind}) -> {out}", err=True)
+
+
+@app.command()
+@guarded
+def reproduce(
+    name: Annotated[
+        Optional[str], typer.Argument(help="Experiment name, or 'all'.", show_default=False)
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Results folder.")] = Path("results"),
+    quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, for smoke tests.")] = False,
+    list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
+) -> None:
+    """Reproduce a seed experiment (or all of them) into OUT/<name>."""
+    known = experiments.experiments()
+    if list_:
+        for exp in known:
+            typer.echo(f"{exp.name}\t{exp.title}")
+        if not known:
+            typer.echo("no experiments registered", err=True)
+        return
+    if name is None:
+        raise BadInput("name an experiment or 'all' (see 'ndncc reproduce --list')")
+    if name == "all":
+        chosen = known
+    else:
+        try:
+            chosen = [experiments.get(name)]
+        except LookupError as e:
+            raise BadInput(str(e)) from None
+    if not chosen:
+        typer.echo("no experiments registered", err=True)
+        return
+    failed = reproduce_each(chosen, out, quick)
+    if failed:
+        raise typer.Exit(1)
+
+
+def reproduce_each(chosen: list[experiments.Experiment], out: Path, quick: bool) -> int:
+    """Run experiments one after another; a failure is reported and the rest still run.
+
+    Each finished experiment's files are on disk before the next starts, and ``OUT/report.md``
+    is rewritten after each, so a crash loses nothing already finished. Returns the failures.
+    """
+    status = {}
+    with sim_progress() as bar:
+        task = bar.add_task("", total=1.0)
+        for exp in chosen:
+
+            def progress(label: str, done: float, total: float, exp=exp) -> None:
+                bar.update(task, description=f"{exp.name}: {label}", completed=done, total=total or 1.0)
+
+            try:
+                rows = experiments.run(exp, out, quick, progress)
+                status[exp.name] = "ok"
+                done = f"{exp.name}: {len(rows)} summary rows -> {out / exp.name}"
+                bar.console.print(done, markup=False, highlight=False)
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:  # one broken experiment must not stop the others
+                status[exp.name] = "failed"
+                bar.console.print(f"error: {exp.name}: {describe(e)}", markup=False, highlight=False)
+            write_index(out, status)
+    return sum(s == "failed" for s in status.values())
+
+
+def write_index(out: Path, status: dict) -> None:
+    """``OUT/report.md``: every registered experiment, with what is on disk for it."""
+    entries = []
+    for exp in experiments.experiments():
+        done = (out / exp.name / output.SUMMARY).is_file()
+        entries.append((exp.name, exp.title, status.get(exp.name) or ("ok" if done else "not run")))
+    output.write_text(out / output.REPORT, report.index_report(entries))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of the ``ndncc`` script; returns the exit code."""
+    try:
+        app(args=argv, prog_name="ndncc")  # parses, runs, and raises SystemExit
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The registry of reproductions: one module per seed experiment, each registering itself.
+
+An experiment module in this package looks like::
+
+    from ndncc.experiments import Progress, register
+
+    @register("pcon-dumbbell", "PCON vs. ConsumerWindow on a dumbbell")
+    def reproduce(out_dir, quick, progress):
+        sc = ndncc.load(SCENARIO)
+        result = sc.run(progress=lambda t: progress("pcon", t, sc.duration))
+        return result.save(out_dir / "pcon", variant="pcon", paper={("consumer", "goodput"): 9.1})
+
+``reproduce(out_dir, quick, progress)`` writes whatever run folders it likes under ``out_dir`` and
+returns its ``summary.json`` rows; ``quick`` asks for a shorter version (for tests and smoke
+runs); ``progress(label, done, total)`` reports simulated seconds done in the current run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from .. import output, report
+
+#: ``progress(label, sim_seconds_done, sim_seconds_total)``.
+Progress = Callable[[str, float, float], None]
+Reproduce = Callable[[Path, bool, Progress], list]
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_REGISTRY: dict[str, "Experiment"] = {}
+_discovered = False
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: str
+    reproduce: Reproduce
+
+
+def no_progress(label: str, done: float, total: float) -> None:
+    """A :data:`Progress` that reports nothing."""
+
+
+def add(experiment: Experiment) -> Experiment:
+    """Register an experiment; names are unique, lower-case, and usable as folder names."""
+    if not _NAME.fullmatch(experiment.name) or experiment.name == "all":
+        raise ValueError(f"experiment name {experiment.name!r} must match {_NAME.pattern} and not be 'all'")
+    if experiment.name in _REGISTRY:
+        raise ValueError(f"experiment {experiment.name!r} is registered twice")
+    _REGISTRY[experiment.name] = experiment
+    return experiment
+
+
+def register(name: str, title: str) -> Callable[[Reproduce], Reproduce]:
+    """Decorator form of :func:`add` for a module's ``reproduce`` function."""
+
+    def wrap(fn: Reproduce) -> Reproduce:
+        add(Experiment(name, title, fn))
+        return fn
+
+    return wrap
+
+
+def discover() -> None:
+    """Import every module of this package once, so each registers its experiments."""
+    global _discovered
+    if not _discovered:
+        _discovered = True
+        for module in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+def experiments() -> list[Experiment]:
+    """Every registered experiment, by name."""
+    discover()
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+
+
+def get(name: str) -> Experiment:
+    discover()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none registered"
+        raise LookupError(f"no experiment called {name!r} (known: {known})") from None
+
+
+def run(
+    experiment: Experiment, out_dir: Path, quick: bool = False, progress: Optional[Progress] = None
+) -> list[dict]:
+    """Reproduce one experiment into ``out_dir/<name>``: its runs, ``summary.json`` and ``report.md``."""
+    folder = Path(out_dir) / experiment.name
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
+    output.write_summary(folder / output.SUMMARY, rows)
+    output.write_text(
+        folder / output.REPORT, report.experiment_report(experiment.name, experiment.title, rows, folder)
+    )
+    return rows

@@ -1,0 +1,110 @@
+"""``report.md``: a run's or a reproduction's figures and tables on one page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from . import output, plots
+
+Row = Mapping[str, Any]
+
+
+def fmt(value: Optional[float]) -> str:
+    """A figure for a table cell: four significant digits, an en dash when undefined."""
+    return "–" if value is None else f"{value:.4g}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    return "\n".join(lines)
+
+
+def summary_table(rows: Sequence[Row]) -> str:
+    return table(
+        ["variant", "flow", "metric", "value", "unit"],
+        [[r["variant"], r["flow"], r["metric"], fmt(r["value"]), r["unit"]] for r in rows],
+    )
+
+
+def comparison_table(rows: Sequence[Row]) -> Optional[str]:
+    """ "Ours vs seed" for the rows that carry the paper's figure; ``None`` if none do."""
+    compared = [r for r in rows if r["paper"] is not None]
+    if not compared:
+        return None
+
+    def ratio(r: Row) -> str:
+        ok = r["value"] is not None and r["paper"] != 0
+        return fmt(r["value"] / r["paper"]) if ok else "–"
+
+    return table(
+        ["variant", "flow", "metric", "ours", "seed", "ours / seed", "unit"],
+        [
+            [r["variant"], r["flow"], r["metric"], fmt(r["value"]), fmt(r["paper"]), ratio(r), r["unit"]]
+            for r in compared
+        ],
+    )
+
+
+def _tables(rows: Sequence[Row]) -> list[str]:
+    parts = []
+    comparison = comparison_table(rows)
+    if comparison:
+        parts += ["## Ours vs seed", "", comparison, ""]
+    parts += ["## Summary", "", summary_table(rows) if rows else "No summary figures.", ""]
+    return parts
+
+
+def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str:
+    m = run.manifest
+    title = m["name"] if m.get("variant") in (None, m["name"]) else f"{m['name']} — {m['variant']}"
+    parts = [
+        f"# {title}",
+        "",
+        f"Seed {m['seed']}; {fmt(m['sim_seconds'])} s simulated in {fmt(m['wall_seconds'])} s; "
+        f"{m['events']:,} events, {m['packet_hops']:,} packet hops; ndncc {m['ndncc_version']}.",
+        "",
+    ]
+    if m.get("overrides"):
+        parts += ["Overrides: " + ", ".join(f"`{o}`" for o in m["overrides"]), ""]
+    parts += _tables(run.summary)
+    if figures:
+        parts += ["## Figures", ""]
+        for file, caption in figures:
+            parts += [f"### {caption}", "", f"![{caption}]({file})", ""]
+    parts += [
+        "## Files",
+        "",
+        f"- [`{output.MANIFEST}`]({output.MANIFEST}): ndncc version, resolved scenario, seed, run statistics",
+        f"- [`{output.SUMMARY}`]({output.SUMMARY}): one row per flow and metric",
+        f"- `{output.SERIES}`: per-app time series (t, entity, metric, value)",
+        f"- `{output.FACES}`: per-face time series in the same long format",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def render_run(run: output.RunFolder) -> list[tuple[str, str]]:
+    """Draw a run's figures and write its ``report.md``; return the figures written."""
+    figures = plots.write_figures(run)
+    output.write_text(run.path / output.REPORT, run_report(run, figures))
+    return figures
+
+
+def experiment_report(name: str, title: str, rows: Sequence[Row], out_dir: Path) -> str:
+    """The page of one reproduction: its tables, and links to the run folders inside it."""
+    runs = sorted(p.parent.name for p in out_dir.glob(f"*/{output.REPORT}"))
+    parts = [f"# {name}: {title}", ""] + _tables(rows)
+    if runs:
+        parts += ["## Runs", ""] + [f"- [{r}]({r}/{output.REPORT})" for r in runs] + [""]
+    return "\n".join(parts)
+
+
+def index_report(entries: Sequence[tuple[str, str, str]]) -> str:
+    """The top page of a results folder: ``(name, title, status)`` per reproduction."""
+    rows = [
+        [f"[{name}]({name}/{output.REPORT})" if status == "ok" else name, title, status]
+        for name, title, status in entries
+    ]
+    return "\n".join(["# Reproductions", "", table(["experiment", "title", "status"], rows), ""])

@@ -1,0 +1,119 @@
+"""`Result`: what a run produced, as polars DataFrames, and how to save it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Optional, Union
+
+import polars as pl
+
+from . import _core, output
+from .report import render_run
+
+if TYPE_CHECKING:
+    from .scenario import Scenario
+
+Selector = Union[str, Iterable[str], None]
+
+_SUMMARY_SCHEMA = {
+    "entity": pl.String,
+    "kind": pl.String,
+    "metric": pl.String,
+    "value": pl.Float64,
+    "unit": pl.String,
+}
+
+
+@dataclass(frozen=True)
+class RunStats:
+    """How much the engine did, and how long it took."""
+
+    sim_seconds: float
+    wall_seconds: float
+    events: int
+    packet_hops: int
+
+
+def long_frame(table: _core.LongTableDict) -> pl.DataFrame:
+    """A core long table (index columns plus name lists) as a DataFrame with string columns."""
+    entities = pl.Series("entity", table["entities"], dtype=pl.String)
+    metrics = pl.Series("metric", table["metrics"], dtype=pl.String)
+    frame = pl.DataFrame(
+        {
+            "t": pl.Series("t", table["t"], dtype=pl.Float64),
+            "entity": entities.gather(table["entity"]),
+            "metric": metrics.gather(table["metric"]),
+            "value": pl.Series("value", table["value"], dtype=pl.Float64),
+        }
+    )
+    return output.sort_long(frame)
+
+
+def select(frame: pl.DataFrame, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
+    """Rows of a long table whose metric and entity are among those named (``None``: all)."""
+    for column, wanted in (("metric", metric), ("entity", entity)):
+        if wanted is not None:
+            names = [wanted] if isinstance(wanted, str) else list(wanted)
+            frame = frame.filter(pl.col(column).is_in(names))
+    return frame
+
+
+class Result:
+    """The output of :meth:`Scenario.run`."""
+
+    def __init__(self, raw: _core.RunDict, scenario: "Scenario"):
+        self.scenario = scenario
+        self.seed: int = raw["seed"]
+        self.stats = RunStats(**raw["stats"])
+        self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=_SUMMARY_SCHEMA)
+        self._series = long_frame(raw["series"])
+        self._faces = long_frame(raw["faces"])
+
+    def series(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
+        """Per-app time series in long format: ``t`` [s], ``entity``, ``metric``, ``value``."""
+        return select(self._series, metric, entity)
+
+    def faces(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
+        """Per-face time series (queue length, bytes, drops, marks) in the same long format."""
+        return select(self._faces, metric, entity)
+
+    def manifest(self, variant: Optional[str] = None) -> dict:
+        """What ``manifest.json`` records: version, resolved scenario, seed, and run statistics."""
+        return {
+            "ndncc_version": _core.__version__,
+            "name": self.scenario.name,
+            "variant": variant or self.scenario.name,
+            "seed": self.seed,
+            "overrides": list(self.scenario.overrides),
+            **asdict(self.stats),
+            "scenario": self.scenario.to_dict(),
+        }
+
+    def save(
+        self,
+        out_dir: Union[str, Path],
+        variant: Optional[str] = None,
+        paper: Optional[output.PaperValues] = None,
+    ) -> list[dict]:
+        """Write the output folder (data first, then figures and ``report.md``).
+
+        ``variant`` labels the rows of ``summary.json`` (default: the scenario's name); ``paper``
+        maps ``(flow, metric)`` to the seed paper's figure. Returns the rows written.
+        """
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        rows = output.summary_rows(self.summary, variant or self.scenario.name, paper)
+        manifest = self.manifest(variant)
+        output.write_parquet(out / output.SERIES, self._series)
+        output.write_parquet(out / output.FACES, self._faces)
+        output.write_summary(out / output.SUMMARY, rows)
+        output.write_json(out / output.MANIFEST, manifest)
+        render_run(output.RunFolder(out, manifest, rows, self._series, self._faces))
+        return rows
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(scenario={self.scenario.name!r}, seed={self.seed}, "
+            f"events={self.stats.events}, packet_hops={self.stats.packet_hops})"
+        )

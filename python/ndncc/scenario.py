@@ -1,0 +1,83 @@
+"""`Scenario`: a resolved scenario you can inspect, vary and run."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Iterable, Optional, Union
+
+from . import _core
+from .result import Result
+
+ProgressCallback = Callable[[float], Optional[bool]]
+
+
+class Scenario:
+    """A validated scenario. Build one with :func:`load` or :func:`load_str`."""
+
+    def __init__(
+        self,
+        core: _core.Scenario,
+        reload: Callable[[list[str]], _core.Scenario],
+        overrides: Iterable[str] = (),
+    ):
+        self._core = core
+        self._reload = reload
+        self._overrides = tuple(overrides)
+
+    @property
+    def name(self) -> str:
+        return self._core.name
+
+    @property
+    def duration(self) -> float:
+        """Simulated duration in seconds."""
+        return self._core.duration
+
+    @property
+    def seed(self) -> int:
+        return self._core.seed
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The ``key=value`` overrides applied on top of the source."""
+        return self._overrides
+
+    def to_toml(self) -> str:
+        return self._core.to_toml()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved scenario as plain Python data."""
+        return json.loads(self._core.to_json())
+
+    def with_overrides(self, *overrides: str) -> "Scenario":
+        """A new scenario from the same source with more ``key=value`` overrides (later ones win)."""
+        merged = [*self._overrides, *overrides]
+        return Scenario(self._reload(merged), self._reload, merged)
+
+    def run(self, seed: Optional[int] = None, progress: Optional[ProgressCallback] = None) -> Result:
+        """Run the simulation. ``progress(sim_seconds_done)`` may return ``False`` to stop it."""
+        raw = self._core.run(seed=seed, progress=progress)
+        return Result(raw, self)
+
+    def __repr__(self) -> str:
+        return f"Scenario(name={self.name!r}, duration={self.duration}, seed={self.seed})"
+
+
+def _override_list(overrides: Union[str, Iterable[str]]) -> list[str]:
+    return [overrides] if isinstance(overrides, str) else list(overrides)
+
+
+def load(path: Union[str, os.PathLike], overrides: Union[str, Iterable[str]] = ()) -> Scenario:
+    """Load a scenario file (TOML), applying ``key=value`` overrides such as ``"simulation.seed=3"``."""
+    path = os.fspath(path)
+    overrides = _override_list(overrides)
+    return Scenario(_core.load(path, overrides), lambda ov: _core.load(path, ov), overrides)
+
+
+def load_str(text: str, file: str = "<string>", overrides: Union[str, Iterable[str]] = ()) -> Scenario:
+    """Parse scenario TOML from a string; ``file`` names it in error messages."""
+    overrides = _override_list(overrides)
+    return Scenario(
+        _core.load_str(text, file, overrides), lambda ov: _core.load_str(text, file, ov), overrides
+    )

@@ -1,0 +1,129 @@
+"""The Python API over the compiled core: loading, running, errors."""
+
+from __future__ import annotations
+
+import signal
+
+import numpy as np
+import polars as pl
+import pytest
+
+import ndncc
+from ndncc import _core
+
+
+def test_load_exposes_the_resolved_scenario(scenario_file):
+    sc = ndncc.load(scenario_file)
+    assert (sc.name, sc.duration, sc.seed) == ("two-node", 10.0, 1)
+    assert "[simulation]" in sc.to_toml()
+    assert set(sc.to_dict()["nodes"]) == {"C", "P"}
+
+
+def test_load_str_round_trips_the_resolved_toml(scenario_file):
+    sc = ndncc.load(scenario_file)
+    again = ndncc.load_str(sc.to_toml(), "again.toml")
+    assert again.to_dict() == sc.to_dict()
+
+
+def test_overrides_apply_and_accumulate(scenario_file):
+    sc = ndncc.load(scenario_file, ["simulation.seed=5"])
+    assert sc.seed == 5
+    longer = sc.with_overrides('simulation.duration="20s"')
+    assert (longer.seed, longer.duration) == (5, 20.0)
+    assert longer.overrides == ("simulation.seed=5", 'simulation.duration="20s"')
+    assert sc.duration == 10.0
+
+
+def test_a_single_override_string_is_not_split_into_characters(scenario_file):
+    assert ndncc.load(scenario_file, "simulation.seed=9").seed == 9
+
+
+def test_scenario_error_carries_file_line_and_key(bad_scenario):
+    with pytest.raises(ndncc.ScenarioError) as info:
+        ndncc.load(bad_scenario)
+    e = info.value
+    assert (e.file, e.line, e.key) == (str(bad_scenario), 9, "apps.consumer.node")
+    assert "X" in e.message
+    assert str(e).startswith(f"{bad_scenario}:9: apps.consumer.node: ")
+
+
+def test_every_error_derives_from_one_base():
+    for exc in (ndncc.ScenarioError, ndncc.BuildError, ndncc.Interrupted, ndncc.InternalError):
+        assert issubclass(exc, ndncc.NdnccError)
+    assert issubclass(ndncc.NdnccError, Exception)
+    assert ndncc.ScenarioError is _core.ScenarioError
+
+
+def test_run_returns_long_tables_with_string_columns(scenario_file):
+    result = ndncc.load(scenario_file).run()
+    series = result.series()
+    assert series.columns == ["t", "entity", "metric", "value"]
+    assert series.schema == pl.Schema(
+        {"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
+    )
+    assert set(series["metric"].unique()) >= {"window", "rate", "rtt", "data_received"}
+    assert set(result.faces()["metric"].unique()) >= {"queue_packets", "drops"}
+    assert result.summary.columns == ["entity", "kind", "metric", "value", "unit"]
+    assert result.seed == 1
+    assert result.stats.sim_seconds == 10.0
+
+
+def test_series_filters_by_metric_and_entity(fake_result):
+    rows = fake_result.series("data_received", entity="c0")
+    assert rows["value"].to_list() == [10.0, 30.0]
+    assert fake_result.series(["window", "data_received"]).height == 6
+    assert fake_result.series(entity=["nobody"]).is_empty()
+
+
+def test_run_with_a_seed_overrides_the_scenario_seed(scenario_file):
+    sc = ndncc.load(scenario_file)
+    assert sc.run(seed=3).seed == 3
+
+
+def test_progress_reports_simulated_time_in_order(scenario_file):
+    seen = []
+    ndncc.load(scenario_file).run(progress=seen.append)
+    assert len(seen) > 10
+    assert seen == sorted(seen)
+    assert 0 < seen[0] and seen[-1] == pytest.approx(10.0, rel=1e-3)
+
+
+def test_progress_returning_false_interrupts_the_run(scenario_file):
+    with pytest.raises(ndncc.Interrupted):
+        ndncc.load(scenario_file).run(progress=lambda t: t < 2.0)
+
+
+def test_an_exception_in_the_progress_callback_stops_the_run(scenario_file):
+    def boom(t):
+        raise ValueError("stop here")
+
+    with pytest.raises(ValueError, match="stop here"):
+        ndncc.load(scenario_file).run(progress=boom)
+
+
+def test_a_signal_during_the_run_raises_keyboard_interrupt(scenario_file):
+    def press_ctrl_c(t):
+        if t > 1.0:
+            signal.raise_signal(signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        ndncc.load(scenario_file).run(progress=press_ctrl_c)
+
+
+def test_bench_reports_packet_hops_per_second():
+    names = _core.bench_names()
+    assert names
+    b = _core.bench(names[0])
+    assert b["scenario"] == names[0]
+    assert b["packet_hops_per_s"] > 0
+
+
+def test_version_is_the_crate_version():
+    assert ndncc.__version__.count(".") == 2
+
+
+def test_numpy_columns_come_straight_from_the_core(scenario_file):
+    raw = ndncc.load(scenario_file)._core.run()
+    assert raw["series"]["t"].dtype == np.float64
+    assert raw["series"]["entity"].dtype == np.uint32
+    assert len(raw["series"]["t"]) == len(raw["series"]["value"])

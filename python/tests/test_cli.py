@@ -1,0 +1,295 @@
+"""The ``ndncc`` command: exit codes, messages, and what each command writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ndncc import cli, experiments
+
+
+def ndncc(capsys, *args: str) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_writes_the_output_folder(capsys, scenario_file, tmp_path):
+    code, out, err = ndncc(
+        capsys,
+        "run",
+        scenario_file,
+        "--out",
+        tmp_path / "r",
+        "--seed",
+        4,
+        "--set",
+        'simulation.duration="2s"',
+    )
+    assert code == 0, err
+    assert f"-> {tmp_path / 'r'}" in out
+    names = {p.name for p in (tmp_path / "r").iterdir()}
+    assert {
+        "manifest.json",
+        "summary.json",
+        "series.parquet",
+        "faces.parquet",
+        "report.md",
+        "window.png",
+    } <= names
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert (manifest["seed"], manifest["sim_seconds"]) == (4, 2.0)
+    assert manifest["overrides"] == ['simulation.duration="2s"']
+
+
+def test_run_defaults_to_runs_slash_name(capsys, scenario_file, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert ndncc(capsys, "run", scenario_file)[0] == 0
+    assert (tmp_path / "runs" / "two-node" / "summary.json").is_file()
+
+
+def test_a_bad_scenario_exits_2_naming_file_line_and_key(capsys, bad_scenario):
+    code, out, err = ndncc(capsys, "run", bad_scenario)
+    assert code == 2
+    assert err.startswith(f"error: {bad_scenario}:9: apps.consumer.node: ")
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_toml_syntax_error_is_one_line_with_its_line(capsys, tmp_path):
+    bad = tmp_path / "broken.toml"
+    bad.write_text('[simulation]\nduration = "1s"\n[nodes\n')
+    code, _, err = ndncc(capsys, "validate", bad)
+    assert code == 2
+    assert err.startswith(f"error: {bad}:3: ")
+    assert err.count("\n") == 1
+
+
+def test_a_bad_override_exits_2(capsys, scenario_file):
+    code, _, err = ndncc(capsys, "validate", scenario_file, "--set", 'simulation.duration="soon"')
+    assert code == 2
+    assert "simulation.duration" in err
+
+
+def test_a_missing_file_exits_2_without_traceback(capsys, tmp_path):
+    code, _, err = ndncc(capsys, "run", tmp_path / "nope.toml")
+    assert code == 2
+    assert "nope.toml" in err and "Traceback" not in err
+
+
+def test_the_installed_command_exits_2_on_bad_input(bad_scenario):
+    proc = subprocess.run(
+        [sys.executable, "-m", "ndncc", "run", str(bad_scenario)], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert f"{bad_scenario}:9" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_validate_prints_one_ok_line_with_counts(capsys, scenario_file):
+    code, out, _ = ndncc(capsys, "validate", scenario_file)
+    assert code == 0
+    assert out == f"OK {scenario_file}: two-node: 2 nodes, 1 links, 2 apps, 10 s simulated, seed 1\n"
+
+
+def test_plot_redraws_figures_and_report(capsys, scenario_file, tmp_path):
+    ndncc(capsys, "run", scenario_file, "--out", tmp_path)
+    for name in ("report.md", "window.png"):
+        (tmp_path / name).unlink()
+    code, out, _ = ndncc(capsys, "plot", tmp_path)
+    assert code == 0
+    assert (tmp_path / "report.md").is_file() and (tmp_path / "window.png").is_file()
+
+
+def test_plot_of_a_folder_that_is_no_run_exits_2(capsys, tmp_path):
+    code, _, err = ndncc(capsys, "plot", tmp_path)
+    assert code == 2
+    assert err.startswith(f"error: {tmp_path / 'manifest.json'}: missing")
+
+
+def test_bench_json_prints_one_object_per_line(capsys):
+    code, out, _ = ndncc(capsys, "bench", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows and all(r["packet_hops_per_s"] > 0 for r in rows)
+
+
+def test_bench_table_and_scenario_choice(capsys):
+    from ndncc import _core
+
+    name = _core.bench_names()[0]
+    code, out, _ = ndncc(capsys, "bench", "--scenario", name)
+    assert code == 0 and name in out
+    code, _, err = ndncc(capsys, "bench", "--scenario", "no-such-bench")
+    assert code == 2 and "no-such-bench" in err
+
+
+NDNSIM_TOPO = """# two routers
+router
+A
+B
+link
+A B 10Mbps 1 10ms 100
+"""
+
+MININDN_CONF = """[nodes]
+a: _
+b: _
+[links]
+a:b delay=10ms
+"""
+
+
+def test_topo_convert_reads_ndnsim_text(capsys, tmp_path):
+    src = tmp_path / "topo.txt"
+    src.write_text(NDNSIM_TOPO)
+    code, out, _ = ndncc(capsys, "topo", "convert", src)
+    assert code == 0
+    assert "[links.A-B]" in out
+
+
+@pytest.mark.parametrize("name", ["lab.conf", "lab.txt"])
+def test_topo_convert_recognises_mini_ndn_by_extension_or_content(capsys, tmp_path, name):
+    src = tmp_path / name
+    src.write_text(MININDN_CONF)
+    code, _, err = ndncc(capsys, "topo", "convert", src, "--out", tmp_path / "lab.toml")
+    assert code == 0
+    assert "(minindn)" in err
+    assert "[links.a-b]" in (tmp_path / "lab.toml").read_text()
+
+
+def test_a_converted_topology_loads_as_a_scenario(capsys, tmp_path):
+    import ndncc as api
+
+    src = tmp_path / "topo.txt"
+    src.write_text(NDNSIM_TOPO)
+    ndncc(capsys, "topo", "convert", src, "--out", tmp_path / "topo.toml")
+    assert set(api.load(tmp_path / "topo.toml").to_dict()["nodes"]) == {"A", "B"}
+
+
+def test_topo_convert_of_bad_input_exits_2(capsys, tmp_path):
+    src = tmp_path / "bad.conf"
+    src.write_text("[nodes]\na: _\n[links]\nnonsense\n")
+    code, _, err = ndncc(capsys, "topo", "convert", src)
+    assert code == 2
+    assert err.startswith(f"error: {src}:4: ")
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """An empty experiment registry, so tests register their own."""
+    monkeypatch.setattr(experiments, "_REGISTRY", {})
+    monkeypatch.setattr(experiments, "_discovered", True)
+    return experiments
+
+
+def tiny_experiment(scenario_file: Path):
+    def reproduce(out_dir: Path, quick: bool, progress) -> list:
+        import ndncc as api
+
+        sc = api.load(scenario_file, ['simulation.duration="1s"'] if quick else [])
+        result = sc.run(progress=lambda t: progress("only", t, sc.duration))
+        return result.save(out_dir / "only", variant="only", paper={("consumer", "goodput"): 5.0})
+
+    return reproduce
+
+
+def test_reproduce_list_prints_names_and_titles(capsys, registry, scenario_file):
+    registry.register("tiny", "A tiny experiment")(tiny_experiment(scenario_file))
+    code, out, _ = ndncc(capsys, "reproduce", "--list")
+    assert code == 0
+    assert out == "tiny\tA tiny experiment\n"
+
+
+def test_reproduce_list_with_nothing_registered(capsys, registry):
+    code, out, err = ndncc(capsys, "reproduce", "--list")
+    assert (code, out) == (0, "")
+    assert "no experiments registered" in err
+
+
+def test_reproduce_writes_runs_summary_and_reports(capsys, registry, scenario_file, tmp_path):
+    registry.register("tiny", "A tiny experiment")(tiny_experiment(scenario_file))
+    code, _, err = ndncc(capsys, "reproduce", "tiny", "--out", tmp_path, "--quick")
+    assert code == 0, err
+    rows = json.loads((tmp_path / "tiny" / "summary.json").read_text())
+    assert {r["variant"] for r in rows} == {"only"}
+    assert json.loads((tmp_path / "tiny" / "only" / "manifest.json").read_text())["sim_seconds"] == 1.0
+    report = (tmp_path / "tiny" / "report.md").read_text()
+    assert "## Ours vs seed" in report and "[only](only/report.md)" in report
+    assert "[tiny](tiny/report.md)" in (tmp_path / "report.md").read_text()
+
+
+def test_reproduce_all_keeps_going_past_a_failure(capsys, registry, scenario_file, tmp_path):
+    def broken(out_dir, quick, progress):
+        raise RuntimeError("model diverged")
+
+    registry.register("a-broken", "Fails")(broken)
+    registry.register("b-tiny", "Works")(tiny_experiment(scenario_file))
+    code, out, err = ndncc(capsys, "reproduce", "all", "--out", tmp_path, "--quick")
+    assert code == 1
+    assert "error: a-broken: model diverged" in out + err
+    assert (tmp_path / "b-tiny" / "summary.json").is_file()
+    index = (tmp_path / "report.md").read_text()
+    assert "| a-broken | Fails | failed |" in index and "[b-tiny](b-tiny/report.md)" in index
+
+
+def test_reproduce_rejects_rows_that_break_the_schema(capsys, registry, tmp_path):
+    registry.register("sloppy", "Bad rows")(lambda out, quick, progress: [{"flow": "x"}])
+    code, out, err = ndncc(capsys, "reproduce", "sloppy", "--out", tmp_path)
+    assert code == 1
+    assert "summary row 0" in out + err
+    assert not (tmp_path / "sloppy" / "summary.json").exists()
+
+
+def test_reproduce_of_an_unknown_name_exits_2(capsys, registry):
+    code, _, err = ndncc(capsys, "reproduce", "nope")
+    assert code == 2
+    assert "no experiment called 'nope'" in err
+
+
+def test_reproduce_without_a_name_exits_2(capsys, registry):
+    assert ndncc(capsys, "reproduce")[0] == 2
+
+
+def test_registry_refuses_duplicates_and_bad_names(registry):
+    registry.register("x", "X")(lambda *a: [])
+    with pytest.raises(ValueError, match="twice"):
+        registry.register("x", "X again")(lambda *a: [])
+    for bad in ("all", "Has Space", ""):
+        with pytest.raises(ValueError):
+            registry.register(bad, "bad")(lambda *a: [])
+
+
+def test_an_unexpected_error_exits_1_with_one_line(capsys, monkeypatch, scenario_file):
+    def explode(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(cli, "run_with_progress", explode)
+    code, _, err = ndncc(capsys, "run", scenario_file)
+    assert code == 1
+    assert err == "internal error: disk on fire\n"
+
+
+def test_usage_errors_exit_2(capsys):
+    assert ndncc(capsys, "run")[0] == 2
+    assert ndncc(capsys, "no-such-command")[0] == 2
+
+
+def test_version_and_help_exit_0(capsys):
+    import ndncc as api
+
+    code, out, _ = ndncc(capsys, "--version")
+    assert (code, out) == (0, f"ndncc {api.__version__}\n")
+    assert ndncc(capsys, "--help")[0] == 0
+
+
+def test_ctrl_c_exits_130_with_one_line(capsys, monkeypatch, scenario_file):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_with_progress", interrupted)
+    code, _, err = ndncc(capsys, "run", scenario_file)
+    assert (code, err) == (130, "interrupted\n")

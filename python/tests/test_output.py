@@ -1,0 +1,168 @@
+"""The output folder: contents, schema, atomic writes, and byte-for-byte determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import polars as pl
+import pytest
+
+import ndncc
+from ndncc import output
+
+DATA_FILES = ("manifest.json", "summary.json", "series.parquet", "faces.parquet")
+FIGURES = ("window.png", "rate.png", "rtt.png", "queue.png", "throughput.png")
+
+
+def test_save_writes_data_figures_and_report(fake_result, tmp_path):
+    fake_result.save(tmp_path / "run")
+    names = {p.name for p in (tmp_path / "run").iterdir()}
+    assert names >= set(DATA_FILES) | {"report.md", "window.png", "queue.png", "throughput.png"}
+    assert not [n for n in names if ".tmp-" in n]
+
+
+def test_a_real_run_draws_every_figure(scenario_file, tmp_path):
+    ndncc.load(scenario_file).run().save(tmp_path)
+    for name in FIGURES:
+        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
+    report = (tmp_path / "report.md").read_text()
+    assert report.startswith("# two-node")
+    for name in FIGURES:
+        assert f"]({name})" in report
+
+
+def test_summary_json_follows_the_schema(fake_result, tmp_path):
+    fake_result.save(tmp_path, variant="v1", paper={("c1", "goodput"): 1.2})
+    rows = json.loads((tmp_path / "summary.json").read_text())
+    assert [list(r) for r in rows] == [list(output.SUMMARY_FIELDS)] * 3
+    # consumers first (by name), then faces
+    assert [(r["flow"], r["metric"]) for r in rows] == [
+        ("c0", "mean_rtt"),
+        ("c1", "goodput"),
+        ("A->B", "drops"),
+    ]
+    assert rows[1] == {
+        "variant": "v1",
+        "flow": "c1",
+        "metric": "goodput",
+        "value": 1.5,
+        "paper": 1.2,
+        "unit": "Mbps",
+    }
+    assert rows[0]["value"] is None  # NaN has no JSON spelling
+    assert rows[2]["paper"] is None
+
+
+def test_paper_values_must_name_an_existing_row(fake_result, tmp_path):
+    with pytest.raises(ValueError, match="c9/goodput"):
+        fake_result.save(tmp_path, paper={("c9", "goodput"): 1.0})
+
+
+def test_the_comparison_table_appears_only_with_paper_values(fake_result, tmp_path):
+    fake_result.save(tmp_path / "plain")
+    assert "Ours vs seed" not in (tmp_path / "plain" / "report.md").read_text()
+    fake_result.save(tmp_path / "paper", paper={("c1", "goodput"): 3.0})
+    report = (tmp_path / "paper" / "report.md").read_text()
+    assert "## Ours vs seed" in report
+    assert "| two-node | c1 | goodput | 1.5 | 3 | 0.5 | Mbps |" in report
+
+
+def test_long_tables_are_sorted_by_entity_metric_time(fake_result, tmp_path):
+    fake_result.save(tmp_path)
+    series = pl.read_parquet(tmp_path / "series.parquet")
+    assert series.columns == ["t", "entity", "metric", "value"]
+    assert series.rows() == [
+        (0.1, "c0", "data_received", 10.0),
+        (0.2, "c0", "data_received", 30.0),
+        (0.3, "c0", "window", 5.0),
+        (0.1, "c1", "data_received", 20.0),
+        (0.2, "c1", "data_received", 40.0),
+        (0.3, "c1", "window", 6.0),
+    ]
+
+
+def test_manifest_records_version_scenario_seed_and_stats(fake_result, tmp_path):
+    fake_result.save(tmp_path)
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    assert m["ndncc_version"] == ndncc.__version__
+    assert m["seed"] == 7
+    assert (m["events"], m["packet_hops"], m["wall_seconds"]) == (12, 34, 0.01)
+    assert m["scenario"]["simulation"]["duration"] == "10s"
+
+
+@pytest.mark.parametrize(
+    "name", ["summary.json", "series.parquet", "faces.parquet", "window.png", "report.md"]
+)
+def test_the_same_result_saves_to_the_same_bytes(make_fake_result, tmp_path, name):
+    make_fake_result().save(tmp_path / "a")
+    make_fake_result().save(tmp_path / "b")
+    assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_same_scenario_and_seed_give_identical_files(scenario_file, tmp_path):
+    for folder in ("a", "b"):
+        ndncc.load(scenario_file).run().save(tmp_path / folder)
+    for name in ("summary.json", "series.parquet", "faces.parquet"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_atomic_write_replaces_whole_files(tmp_path):
+    target = tmp_path / "f.json"
+    output.write_json(target, {"a": 1})
+    output.write_json(target, {"a": 2})
+    assert json.loads(target.read_text()) == {"a": 2}
+    assert os.listdir(tmp_path) == ["f.json"]
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "f.txt"
+    output.write_text(target, "finished result")
+    with pytest.raises(RuntimeError):
+        with output.atomic_path(target) as tmp:
+            tmp.write_text("half a fi")
+            raise RuntimeError("crash mid-write")
+    assert target.read_text() == "finished result"
+    assert os.listdir(tmp_path) == ["f.txt"]
+
+
+def test_the_temporary_name_sits_beside_the_target(tmp_path):
+    with output.atomic_path(tmp_path / "x.parquet") as tmp:
+        assert tmp.parent == tmp_path
+        assert tmp.name == f"x.parquet.tmp-{os.getpid()}"
+        tmp.write_bytes(b"")
+
+
+def test_json_refuses_nan_rather_than_writing_invalid_json(tmp_path):
+    with pytest.raises(ValueError):
+        output.write_json(tmp_path / "x.json", {"v": float("nan")})
+
+
+@pytest.mark.parametrize(
+    "row, problem",
+    [
+        ({"variant": "v", "flow": "f", "metric": "m", "value": 1.0, "unit": "u"}, "keys"),
+        ({"variant": "v", "flow": "f", "metric": "m", "value": "1", "paper": None, "unit": "u"}, "value"),
+        ({"variant": "v", "flow": 3, "metric": "m", "value": 1.0, "paper": None, "unit": "u"}, "flow"),
+        ({"variant": "v", "flow": "f", "metric": "m", "value": True, "paper": None, "unit": "u"}, "value"),
+    ],
+)
+def test_summary_rows_are_checked_against_the_schema(row, problem, tmp_path):
+    with pytest.raises(ValueError, match=problem):
+        output.write_summary(tmp_path / "s.json", [row])
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_read_run_names_the_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="manifest.json"):
+        output.read_run(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        output.read_run(tmp_path / "nothing")
+
+
+def test_read_run_gives_back_what_save_wrote(fake_result, tmp_path):
+    rows = fake_result.save(tmp_path)
+    run = output.read_run(tmp_path)
+    assert run.summary == rows
+    assert run.series.equals(fake_result.series())
+    assert run.faces.equals(fake_result.faces())
