@@ -27,6 +27,7 @@ def bad_scenario(tmp_path: Path) -> Path:
     path = tmp_path / "bad.toml"
     path.write_text(
         '[simulation]\nduration = "1s"\n\n[nodes]\nC = {}\n\n[apps.consumer]\ntype = "consumer"\nnode = "X"\n'
+        'prefix = "/p"\nwindow = { type = "fixed" }\n'
     )
     return path
 

@@ -61,7 +61,7 @@ def test_run_returns_long_tables_with_string_columns(scenario_file):
     assert series.schema == pl.Schema(
         {"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
     )
-    assert set(series["metric"].unique()) >= {"window", "rate", "rtt", "data_received"}
+    assert set(series["metric"].unique()) >= {"window", "rtt", "data_received"}
     assert set(result.faces()["metric"].unique()) >= {"queue_packets", "drops"}
     assert result.summary.columns == ["entity", "kind", "metric", "value", "unit"]
     assert result.seed == 1

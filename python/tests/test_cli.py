@@ -192,7 +192,7 @@ def tiny_experiment(scenario_file: Path):
 
         sc = api.load(scenario_file, ['simulation.duration="1s"'] if quick else [])
         result = sc.run(progress=lambda t: progress("only", t, sc.duration))
-        return result.save(out_dir / "only", variant="only", paper={("consumer", "goodput"): 5.0})
+        return result.save(out_dir / "only", variant="only", paper={("consumer", "throughput_kbps"): 5.0})
 
     return reproduce
 

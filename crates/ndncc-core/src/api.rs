@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use crate::instantiate::{build_world, BuildError};
-use crate::recorder::{Columns, SummaryRow};
+use crate::recorder::Columns;
+pub use crate::recorder::SummaryRow;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::{SimDuration, SimTime};
 use crate::world::{RunEnd, World};

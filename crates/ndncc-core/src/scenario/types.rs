@@ -278,6 +278,19 @@ impl Scenario {
     }
 
     /// The consumers, by app name, in name order.
+    /// The scenario's name (`simulation.name`).
+    pub fn name(&self) -> &str {
+        &self.simulation.name
+    }
+    /// Simulated duration [s].
+    pub fn duration_secs(&self) -> f64 {
+        self.simulation.duration.get().as_secs_f64()
+    }
+    /// Root seed (`simulation.seed`).
+    pub fn seed(&self) -> u64 {
+        self.simulation.seed
+    }
+
     pub fn consumers(&self) -> impl Iterator<Item = (&str, &ConsumerSpec)> + '_ {
         self.apps.iter().filter_map(|(n, a)| match a {
             AppSpec::Consumer(c) => Some((n.as_str(), c)),
