@@ -90,7 +90,10 @@ mod tests {
         let abc = names.intern("/a/b/c");
         let ax = names.intern("/a/x");
         let z = names.intern("/z");
-        let hop = |fib: &mut Fib, n| fib.entry(fib.lookup(n, &names).unwrap()).nexthops[0].face;
+        let hop = |fib: &mut Fib, n| {
+            let e = fib.lookup(n, &names).unwrap();
+            fib.entry(e).nexthops[0].face
+        };
         assert_eq!(hop(&mut fib, abc), FaceId(2));
         assert_eq!(hop(&mut fib, ax), FaceId(1));
         assert_eq!(hop(&mut fib, z), FaceId(0));
