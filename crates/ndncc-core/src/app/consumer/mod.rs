@@ -306,6 +306,8 @@ impl Consumer {
         self.c.policed += 1;
         ctx.recorder.event(ctx.now, self.ids.me, self.ids.policed, seq as f64);
         self.schedule_retx(seq);
+        // No Data can come back for it.
+        self.given_up.remove(&seq);
     }
 
     fn request_wakes(&mut self, ctx: &mut AppCtx) {
