@@ -169,20 +169,18 @@ fn ewma(prev: Option<f64>, x: f64, w: f64) -> f64 {
     }
 }
 
-/// What one face's update saw and produced (kept for sampling).
+/// What one face's last update saw and used (kept for sampling).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Update {
+struct Update {
     /// Offered Interest rate y [Interests/s].
-    pub y: f64,
-    /// Capacity C [Data/s].
-    pub capacity: f64,
+    y: f64,
     /// Shaper occupancy q [Interests].
-    pub queue: f64,
+    queue: f64,
     /// Smoothed RTT d [s].
-    pub rtt_s: f64,
+    rtt_s: f64,
     /// N and β used.
-    pub n: f64,
-    pub beta: f64,
+    n: f64,
+    beta: f64,
 }
 
 /// MIRCC state of one face.
@@ -270,7 +268,7 @@ impl Mircc {
         s.excess_ewma = Some(e);
         let r = b + e;
         s.rate = Some(if r.is_finite() { r.clamp(lo, hi) } else { hi });
-        s.last = Update { y, capacity, queue, rtt_s, n, beta };
+        s.last = Update { y, queue, rtt_s, n, beta };
     }
 }
 
@@ -336,6 +334,7 @@ impl RouterModule for Mircc {
             out.push(("mircc_y", Some(s.face), s.last.y));
             out.push(("mircc_n", Some(s.face), s.last.n));
             out.push(("mircc_q", Some(s.face), s.last.queue));
+            out.push(("mircc_d", Some(s.face), s.last.rtt_s));
             out.push(("mircc_beta", Some(s.face), s.last.beta));
         }
     }
