@@ -48,13 +48,21 @@ pub struct Conservation {
     pub ended_by_nack: u64,
     /// Transmissions the consumer gave up on as sequence holes (and resent).
     pub ended_by_hole: u64,
+    /// Interests a rate consumer's policer dropped before they reached the network.
+    pub ended_by_policer: u64,
     pub timed_out: u64,
     pub in_flight: u64,
 }
 
 impl Conservation {
     pub fn holds(&self) -> bool {
-        self.sent == self.answered_by_data + self.ended_by_nack + self.ended_by_hole + self.timed_out + self.in_flight
+        self.sent
+            == self.answered_by_data
+                + self.ended_by_nack
+                + self.ended_by_hole
+                + self.ended_by_policer
+                + self.timed_out
+                + self.in_flight
     }
 }
 

@@ -2,12 +2,20 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::interest_limit::InterestLimitConfig;
+use super::mircc::MirccConfig;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum ModuleConfig {
     /// Stamp a fixed rate [Interests/s] into every Data this node forwards (lowering, never
     /// raising, the stamp). A building block for testing rate-following consumers.
     StaticRateStamp { rate: f64 },
+    /// MIRCC: per-link stamping rate R(t) every interval T (seed 000, ALGORITHMS.md A6).
+    Mircc(MirccConfig),
+    /// Stateful-forwarding Interest limiting: a per-face limit of outstanding Interests or of
+    /// their rate; an Interest over it is refused with a Congestion NACK (ALGORITHMS.md B §5.2).
+    InterestLimit(InterestLimitConfig),
 }
 
 impl ModuleConfig {
@@ -16,12 +24,16 @@ impl ModuleConfig {
             ModuleConfig::StaticRateStamp { rate } if !(*rate > 0.0) => {
                 Err(format!("static-rate-stamp: rate must be > 0 (got {rate})"))
             }
-            _ => Ok(()),
+            ModuleConfig::StaticRateStamp { .. } => Ok(()),
+            ModuleConfig::Mircc(c) => c.validate(),
+            ModuleConfig::InterestLimit(c) => c.validate(),
         }
     }
     pub fn kind(&self) -> &'static str {
         match self {
             ModuleConfig::StaticRateStamp { .. } => "static-rate-stamp",
+            ModuleConfig::Mircc(_) => "mircc",
+            ModuleConfig::InterestLimit(_) => "interest-limit",
         }
     }
 }

@@ -10,7 +10,12 @@
 //! ```
 
 pub mod config;
+pub mod interest_limit;
+pub mod mircc;
 pub mod static_stamp;
+
+#[cfg(test)]
+pub(crate) mod testkit;
 
 pub use config::ModuleConfig;
 
@@ -64,6 +69,8 @@ impl ModuleConfig {
     pub fn build(&self) -> Box<dyn RouterModule> {
         match self {
             ModuleConfig::StaticRateStamp { rate } => Box::new(static_stamp::StaticRateStamp::new(*rate)),
+            ModuleConfig::Mircc(c) => Box::new(mircc::Mircc::new(c)),
+            ModuleConfig::InterestLimit(c) => Box::new(interest_limit::InterestLimit::new(c)),
         }
     }
 }

@@ -319,10 +319,37 @@ impl World {
                 self.recorder.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
             }
         }
+        self.sample_modules(now);
         if let Some(iv) = self.sample_interval {
             let next = now + iv;
             if next <= self.end {
                 self.schedule(next, Event::Sample);
+            }
+        }
+    }
+
+    /// Router modules' samples: per-face values go to the face table (for the faces selected
+    /// for recording), node-level values to the series table under the node's name.
+    fn sample_modules(&mut self, now: SimTime) {
+        let mut out = Vec::new();
+        for n in &self.nodes {
+            for m in &n.modules {
+                out.clear();
+                m.sample(&mut out);
+                for &(metric, face, value) in &out {
+                    let mid = self.recorder.metric(metric);
+                    match face {
+                        Some(f) => {
+                            if let Some(&(_, ent)) = self.sampled_faces.iter().find(|(x, _)| *x == f) {
+                                self.recorder.face_sample(now, ent, mid, value);
+                            }
+                        }
+                        None => {
+                            let ent = self.recorder.entity(&n.name);
+                            self.recorder.sample(now, ent, mid, value);
+                        }
+                    }
+                }
             }
         }
     }

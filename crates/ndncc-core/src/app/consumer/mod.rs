@@ -3,16 +3,37 @@
 //!
 //! A consumer fetches segments 0, 1, 2, … of its prefix, either a file of N segments or for as
 //! long as it runs. Its controller is either a window (`WindowControl`: how many Interests may be
-//! in flight) or a rate (`RateControl`: Interests per second, paced by a credit counter that
-//! releases due Interests on each wake-up — on a coarse clock only at tick edges, or also on each
-//! Data/NACK arrival when `smoothing` is on).
+//! in flight) or a rate (`RateControl`: Interests per second).
+//!
+//! Rate mode follows seed 000's coarse-clock consumer (its Section III.B, Fig. 3):
+//!
+//! ```text
+//!   Interests fall due at the controller's rate ──▶ [ due, not yet released: `credit` ]
+//!        release (wake-up; on a coarse clock only at tick edges; with `smoothing` also at
+//!        every Data/NACK arrival): all whole due Interests at once
+//!        ──▶ policer of depth `interest_bucket`: the first `interest_bucket` go to the node,
+//!            the rest of that release are dropped ("policed")
+//! ```
+//!
+//! The seed's consumer queues Interests as they fall due and hands the whole queue to the
+//! network at each tick, where a 200-deep token bucket polices them; the Interests it refuses
+//! were sent by the application and are lost. So a policed Interest takes its segment number
+//! and counts in `interests_sent` (the denominator of the seed's loss rate, 1 − Data received /
+//! Interests sent, and of its Interest sending rate), then ends as lost (retransmitted later
+//! when retransmission is on). The bucket is taken to be empty at each release, which holds
+//! when it drains faster than Interests fall due (as in seed 000, where it drains at the access
+//! link's 1,000 Data/s). Credit accrues at the rate in force until a Data or NACK changes it.
+//!
+//! A Data that arrives after its Interest was given up (timed out with retransmission off, or
+//! out of retransmissions) is still delivered: it counts in `data_received` and `late_data`,
+//! and a rate controller sees it (a MIRCC stamp in it is as valid as any).
 
 mod inflight;
 
 use std::collections::BTreeSet;
 
 use rand::Rng;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use inflight::{InFlight, Outstanding};
 
@@ -44,10 +65,11 @@ pub struct ConsumerParams {
     /// Fetch segments 0..N-1 then stop; `None` = run until stopped.
     pub segments: Option<u64>,
     pub rtt: RttConfig,
-    /// Rate consumers: due Interests that may wait for release before new ones are dropped; 0 =
-    /// unlimited.
+    /// Rate consumers: depth of the Interest policer [Interests]: the most Interests one release
+    /// puts on the network; the rest of that release are counted as sent and lost. 0 = no
+    /// policer.
     pub interest_bucket: usize,
-    /// Rate consumers: release due Interests on Data/NACK arrival too.
+    /// Rate consumers: release due Interests on Data/NACK arrival too (seed 000's smoothing).
     pub smoothing: bool,
 }
 
@@ -70,6 +92,7 @@ struct Counters {
     marks: u64,
     timeouts: u64,
     lost_segments: u64,
+    /// Interests dropped by the consumer's policer (counted in `interests_sent`).
     policed: u64,
     rtt_sum_s: f64,
     rtt_samples: u64,
@@ -96,6 +119,7 @@ struct Ids {
     marks: MetricId,
     srtt: MetricId,
     rto_now: MetricId,
+    policed: MetricId,
 }
 
 pub struct Consumer {
@@ -106,6 +130,8 @@ pub struct Consumer {
     inflight: InFlight,
     retx_queue: BTreeSet<u64>,
     retx_counts: FxHashMap<u64, u32>,
+    /// Segments given up without retransmission whose Data may still arrive.
+    given_up: FxHashSet<u64>,
     next_seq: u64,
     highest_received: Option<u64>,
     order: u64,
@@ -147,6 +173,7 @@ impl Consumer {
             marks: m("marks"),
             srtt: m("srtt"),
             rto_now: m("rto_now"),
+            policed: m("policed"),
         };
         let track_holes = matches!(&ctl, Controller::Window(w) if w.detects_holes());
         Consumer {
@@ -157,6 +184,7 @@ impl Consumer {
             rng,
             retx_queue: BTreeSet::new(),
             retx_counts: FxHashMap::default(),
+            given_up: FxHashSet::default(),
             next_seq: 0,
             highest_received: None,
             order: 0,
@@ -200,7 +228,8 @@ impl Consumer {
         !self.retx_queue.is_empty() || self.p.segments.is_none_or(|n| self.next_seq < n)
     }
 
-    fn send_interest(&mut self, ctx: &mut AppCtx, seq: u64, is_retx: bool) {
+    /// Count one transmission of `seq`; returns how many times it had been sent before.
+    fn count_sent(&mut self, seq: u64, is_retx: bool) -> u32 {
         let retx = if is_retx {
             let n = self.retx_counts.entry(seq).or_insert(0);
             *n += 1;
@@ -208,15 +237,20 @@ impl Consumer {
         } else {
             0
         };
+        self.c.interests_sent += 1;
+        if retx > 0 {
+            self.c.retransmissions += 1;
+        }
+        retx
+    }
+
+    fn send_interest(&mut self, ctx: &mut AppCtx, seq: u64, is_retx: bool) {
+        let retx = self.count_sent(seq, is_retx);
         let nonce: u32 = self.rng.gen();
         let pkt = Packet::interest(Name { prefix: self.p.prefix, seg: seq }, self.p.interest_size, nonce, self.p.lifetime.0);
         let o = Outstanding { sent_at: ctx.now, retx, order: self.order, rto: self.rtt.rto(), hole_reported: false };
         self.order += 1;
         self.inflight.insert(seq, o);
-        self.c.interests_sent += 1;
-        if retx > 0 {
-            self.c.retransmissions += 1;
-        }
         let ev = SentEvent { now: ctx.now, seq, retransmission: retx > 0, in_flight: self.inflight.len() as u32 };
         if let Controller::Window(w) = &mut self.ctl {
             w.on_interest_sent(&ev);
@@ -243,26 +277,37 @@ impl Consumer {
         if self.sending {
             let dt = now.saturating_since(self.credit_at).as_secs_f64();
             self.credit += dt * r.rate().max(0.0);
-            let cap = self.p.interest_bucket as f64;
-            if self.p.interest_bucket > 0 && self.credit > cap {
-                let excess = (self.credit - cap).floor();
-                self.c.policed += excess as u64;
-                self.credit -= excess;
-            }
         }
         self.credit_at = now;
     }
 
-    /// Rate mode: release every whole Interest of credit.
+    /// Rate mode: release every whole Interest of credit; past the policer's depth, the rest of
+    /// the release are policed.
     fn release_due(&mut self, ctx: &mut AppCtx) {
+        let mut released = 0usize;
         while self.sending && self.credit >= 1.0 {
             let Some((seq, is_retx)) = self.next_to_send() else {
                 self.credit = self.credit.min(1.0);
                 break;
             };
             self.credit -= 1.0;
-            self.send_interest(ctx, seq, is_retx);
+            if self.p.interest_bucket > 0 && released >= self.p.interest_bucket {
+                self.police(ctx, seq, is_retx);
+            } else {
+                self.send_interest(ctx, seq, is_retx);
+            }
+            released += 1;
         }
+    }
+
+    /// An Interest the policer drops: sent by the application, lost before the network.
+    fn police(&mut self, ctx: &mut AppCtx, seq: u64, is_retx: bool) {
+        self.count_sent(seq, is_retx);
+        self.c.policed += 1;
+        ctx.recorder.event(ctx.now, self.ids.me, self.ids.policed, seq as f64);
+        self.schedule_retx(seq);
+        // No Data can come back for it.
+        self.given_up.remove(&seq);
     }
 
     fn request_wakes(&mut self, ctx: &mut AppCtx) {
@@ -282,6 +327,22 @@ impl Consumer {
                 let at = self.credit_at + SimDuration::from_secs_f64(need / rate);
                 ctx.wake_at(at.max(ctx.now + SimDuration(1)).max(self.credit_at));
             }
+        }
+    }
+
+    fn data_event(&self, now: SimTime, pkt: &Packet, seq: u64, rtt: Option<SimDuration>, marked: bool) -> DataEvent {
+        DataEvent {
+            now,
+            seq,
+            rtt,
+            srtt: self.rtt.srtt(),
+            marked,
+            rate_stamp: pkt.rate,
+            next_seq: self.next_seq,
+            highest_received: self.highest_received.unwrap_or(0),
+            in_flight: self.inflight.len() as u32,
+            data_size: pkt.size,
+            interest_size: self.p.interest_size,
         }
     }
 
@@ -312,6 +373,7 @@ impl Consumer {
             self.retx_queue.insert(seq);
         } else {
             self.c.lost_segments += 1;
+            self.given_up.insert(seq);
         }
     }
 
@@ -344,13 +406,20 @@ impl Consumer {
         let seq = pkt.name.seg;
         let marked = pkt.is_marked();
         let Some(o) = self.inflight.remove(seq) else {
+            self.c.late_data += 1;
             if self.retx_queue.remove(&seq) {
                 // Data for a segment that timed out and awaits retransmission: it is received.
-                self.c.late_data += 1;
                 self.c.data_received += 1;
                 self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
-            } else {
-                self.c.late_data += 1;
+            } else if self.given_up.remove(&seq) {
+                // Data for a segment given up without retransmission: delivered after all.
+                self.c.data_received += 1;
+                self.c.lost_segments = self.c.lost_segments.saturating_sub(1);
+                self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
+                let ev = self.data_event(ctx.now, pkt, seq, None, marked);
+                if let Controller::Rate(r) = &mut self.ctl {
+                    r.on_data(&ev);
+                }
             }
             return;
         };
@@ -369,19 +438,7 @@ impl Consumer {
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.rtt, r.as_secs_f64());
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.rto, self.rtt.rto().as_secs_f64());
         }
-        let ev = DataEvent {
-            now: ctx.now,
-            seq,
-            rtt: sample,
-            srtt: self.rtt.srtt(),
-            marked,
-            rate_stamp: pkt.rate,
-            next_seq: self.next_seq,
-            highest_received: self.highest_received.unwrap_or(0),
-            in_flight: self.inflight.len() as u32,
-            data_size: pkt.size,
-            interest_size: self.p.interest_size,
-        };
+        let ev = self.data_event(ctx.now, pkt, seq, sample, marked);
         let before = self.window_now();
         match &mut self.ctl {
             Controller::Window(w) => {
@@ -469,6 +526,8 @@ impl Application for Consumer {
     }
 
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
+        // Credit earned so far accrues at the rate in force before this packet changes it.
+        self.accrue(ctx.now);
         match packet.kind {
             PacketKind::Data => self.on_data(ctx, packet),
             PacketKind::Nack(r) => self.on_nack(ctx, packet, r),
@@ -476,10 +535,7 @@ impl Application for Consumer {
         }
         match self.ctl {
             Controller::Window(_) => self.pump_window(ctx),
-            Controller::Rate(_) if self.p.smoothing => {
-                self.accrue(ctx.now);
-                self.release_due(ctx);
-            }
+            Controller::Rate(_) if self.p.smoothing => self.release_due(ctx),
             Controller::Rate(_) => {}
         }
         self.request_wakes(ctx);
@@ -563,8 +619,97 @@ impl Application for Consumer {
             answered_by_data: self.c.answered,
             ended_by_nack: self.c.nacks_ended,
             ended_by_hole: self.c.holes_ended,
+            ended_by_policer: self.c.policed,
             timed_out: self.c.timeouts,
             in_flight: self.inflight.len() as u64,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::rate::{ConstantRate, ConstantRateConfig};
+    use crate::rng::stream;
+
+    fn params(bucket: usize, smoothing: bool) -> ConsumerParams {
+        ConsumerParams {
+            name: "C".into(),
+            prefix: NameId(0),
+            interest_size: 40,
+            payload: 1200,
+            lifetime: SimDuration::from_secs(2),
+            retransmit: false,
+            max_retransmissions: 0,
+            timeout_check: SimDuration::from_millis(50),
+            rto_per_interest: false,
+            segments: None,
+            rtt: RttConfig::default(),
+            interest_bucket: bucket,
+            smoothing,
+        }
+    }
+
+    fn consumer(rate: f64, bucket: usize, smoothing: bool, rec: &mut Recorder) -> Consumer {
+        let ctl = Controller::Rate(Box::new(ConstantRate::new(&ConstantRateConfig { rate })));
+        Consumer::new(params(bucket, smoothing), ctl, stream(1, "c"), rec)
+    }
+
+    /// Run `f` at `ms` and return the Interests it sent.
+    fn at(c: &mut Consumer, rec: &mut Recorder, ms: u64, f: impl FnOnce(&mut Consumer, &mut AppCtx)) -> Vec<Packet> {
+        let mut out = Vec::new();
+        let mut ctx = AppCtx::new(SimTime(SimDuration::from_millis(ms).0), &mut out, rec);
+        f(c, &mut ctx);
+        out
+    }
+
+    fn data(seg: u64) -> Packet {
+        let i = Packet::interest(Name { prefix: NameId(0), seg }, 40, 0, 0);
+        Packet::data_for(&i, 1250)
+    }
+
+    #[test]
+    fn a_release_beyond_the_bucket_is_counted_as_sent_and_policed() {
+        // 1000/s: one Interest at start, then a wake-up at 750 ms finds 0.75 s × 1000 = 750 due.
+        // The first 200 go out, the other 550 are policed: 751 sent, 201 in flight.
+        let mut rec = Recorder::new(false);
+        let mut c = consumer(1000.0, 200, false, &mut rec);
+        assert_eq!(at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx)).len(), 1);
+        let out = at(&mut c, &mut rec, 750, |c, ctx| c.on_wake(ctx));
+        assert_eq!(out.len(), 200);
+        assert_eq!((out[0].name.seg, out[199].name.seg), (1, 200));
+        assert_eq!((c.c.interests_sent, c.c.policed, c.c.lost_segments), (751, 550, 550));
+        let k = c.conservation().unwrap();
+        assert_eq!((k.in_flight, k.ended_by_policer), (201, 550));
+        assert!(k.holds());
+    }
+
+    #[test]
+    fn smoothing_releases_the_due_interests_when_a_data_arrives() {
+        // 1000/s from t = 0 (seg 0 sent). A Data at 2.5 ms: 2.5 Interests are due; smoothing
+        // sends 2 (segs 1, 2) at once, without it nothing leaves before the next wake-up.
+        let mut rec = Recorder::new(false);
+        for (smoothing, sent) in [(true, 2), (false, 0)] {
+            let mut c = consumer(1000.0, 200, smoothing, &mut rec);
+            at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
+            let mut out = Vec::new();
+            let mut ctx = AppCtx::new(SimTime(2_500_000), &mut out, &mut rec);
+            c.on_packet(&mut ctx, &data(0));
+            assert_eq!(out.len(), sent, "smoothing {smoothing}");
+        }
+    }
+
+    #[test]
+    fn data_arriving_after_its_interest_was_given_up_is_still_delivered() {
+        // 0.1/s: only seg 0 is sent. Initial RTO 1 s: the 1,050 ms check gives it up (no
+        // retransmission); its Data at 1,100 ms counts as received and no longer as lost.
+        let mut rec = Recorder::new(false);
+        let mut c = consumer(0.1, 200, false, &mut rec);
+        at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
+        at(&mut c, &mut rec, 1050, |c, ctx| c.on_wake(ctx));
+        assert_eq!((c.c.timeouts, c.c.lost_segments), (1, 1));
+        at(&mut c, &mut rec, 1100, |c, ctx| c.on_packet(ctx, &data(0)));
+        assert_eq!((c.c.data_received, c.c.late_data, c.c.lost_segments), (1, 1, 0));
+        assert!(c.conservation().unwrap().holds());
     }
 }
