@@ -92,10 +92,53 @@ def render_run(run: output.RunFolder) -> list[tuple[str, str]]:
     return figures
 
 
-def experiment_report(name: str, title: str, rows: Sequence[Row], out_dir: Path) -> str:
-    """The page of one reproduction: its tables, and links to the run folders inside it."""
+def headline_table(rows: Sequence[Row], metrics: Sequence[str], flows: Sequence[str] = ()) -> Optional[str]:
+    """One line per (variant, flow) and one column per headline metric, in first-seen order;
+    only the given flows when any are given."""
+    keys: dict[tuple[str, str], dict[str, Optional[float]]] = {}
+    for r in rows:
+        if r["metric"] in metrics and (not flows or r["flow"] in flows):
+            keys.setdefault((r["variant"], r["flow"]), {})[r["metric"]] = r["value"]
+    if not keys:
+        return None
+    shown = [m for m in metrics if any(m in v for v in keys.values())]
+    return table(
+        ["variant", "flow", *shown],
+        [[v, f, *(fmt(vals.get(m)) if m in vals else "" for m in shown)] for (v, f), vals in keys.items()],
+    )
+
+
+#: A reproduction may write its discussion (gaps, assumptions) to this file; the report includes it.
+NOTES = "notes.md"
+
+
+def experiment_report(
+    name: str,
+    title: str,
+    rows: Sequence[Row],
+    out_dir: Path,
+    headline: Sequence[str] = (),
+    headline_flows: Sequence[str] = (),
+) -> str:
+    """The page of one reproduction: its discussion, the comparison with the seed, the headline
+    figures per variant, its figures, and links to the run folders inside it. Every row is in
+    ``summary.json``; without headline metrics the page lists them all."""
     runs = sorted(p.parent.name for p in out_dir.glob(f"*/{output.REPORT}"))
-    parts = [f"# {name}: {title}", ""] + _tables(rows)
+    parts = [f"# {name}: {title}", ""]
+    notes = out_dir / NOTES
+    if notes.is_file():
+        parts += [notes.read_text().strip(), ""]
+    head = headline_table(rows, headline, headline_flows) if headline else None
+    if head:
+        comparison = comparison_table(rows)
+        if comparison:
+            parts += ["## Ours vs seed", "", comparison, ""]
+        parts += ["## Headline figures", "", head, "", f"Every figure of every run: [`{output.SUMMARY}`]({output.SUMMARY}).", ""]
+    else:
+        parts += _tables(rows)
+    pictures = sorted(p.name for p in out_dir.glob("*.png"))
+    if pictures:
+        parts += ["## Figures", ""] + [f"![{p}]({p})" for p in pictures] + [""]
     if runs:
         parts += ["## Runs", ""] + [f"- [{r}]({r}/{output.REPORT})" for r in runs] + [""]
     return "\n".join(parts)

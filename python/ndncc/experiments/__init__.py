@@ -40,6 +40,10 @@ class Experiment:
     name: str
     title: str
     reproduce: Reproduce
+    #: Metrics shown per variant and flow on the report page (all rows stay in summary.json).
+    headline: tuple[str, ...] = ()
+    #: The flows those metrics are shown for (all when empty).
+    headline_flows: tuple[str, ...] = ()
 
 
 def no_progress(label: str, done: float, total: float) -> None:
@@ -56,11 +60,14 @@ def add(experiment: Experiment) -> Experiment:
     return experiment
 
 
-def register(name: str, title: str) -> Callable[[Reproduce], Reproduce]:
-    """Decorator form of :func:`add` for a module's ``reproduce`` function."""
+def register(
+    name: str, title: str, headline: tuple[str, ...] = (), flows: tuple[str, ...] = ()
+) -> Callable[[Reproduce], Reproduce]:
+    """Decorator form of :func:`add` for a module's ``reproduce`` function; ``headline`` and
+    ``flows`` choose the per-variant table of the report page."""
 
     def wrap(fn: Reproduce) -> Reproduce:
-        add(Experiment(name, title, fn))
+        add(Experiment(name, title, fn, tuple(headline), tuple(flows)))
         return fn
 
     return wrap
@@ -99,6 +106,8 @@ def run(
     rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
     output.write_summary(folder / output.SUMMARY, rows)
     output.write_text(
-        folder / output.REPORT, report.experiment_report(experiment.name, experiment.title, rows, folder)
+        folder / output.REPORT, report.experiment_report(
+            experiment.name, experiment.title, rows, folder, experiment.headline, experiment.headline_flows
+        )
     )
     return rows

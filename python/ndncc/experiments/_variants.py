@@ -81,11 +81,38 @@ def sawtooth_period(res: Result, entity: str, after_s: float) -> Optional[float]
     return (t[-1] - t[0]) / (len(t) - 1)
 
 
-def face_value(res: Result, face: str, metric: str) -> Optional[float]:
-    s = res.summary.filter((pl.col("entity") == face) & (pl.col("metric") == metric))
+def summary_value(res: Result, entity: str, metric: str) -> Optional[float]:
+    """One value of a run's summary (``None`` if the run has no such row)."""
+    s = res.summary.filter((pl.col("entity") == entity) & (pl.col("metric") == metric))
     return float(s["value"][0]) if s.height else None
+
+
+face_value = summary_value
 
 
 def mean_face_series(res: Result, face: str, metric: str) -> Optional[float]:
     s = res.faces(metric=metric, entity=face)
     return float(s["value"].mean()) if s.height else None
+
+
+def value_of(rows: Sequence[dict], variant: str, flow: str, metric: str) -> Optional[float]:
+    """The value of one row of a reproduction's rows (``None`` if absent or undefined)."""
+    for r in rows:
+        if r["variant"] == variant and r["flow"] == flow and r["metric"] == metric:
+            return r["value"]
+    return None
+
+
+def mean_of(rows: Sequence[dict], variant: str, flows: Sequence[str], metric: str) -> Optional[float]:
+    """Mean of a metric over flows (``None`` if any is undefined)."""
+    vals = [value_of(rows, variant, f, metric) for f in flows]
+    return None if any(v is None for v in vals) else sum(vals) / len(vals)
+
+
+def num(x: Optional[float], digits: int = 3) -> str:
+    """A number for prose: ``digits`` significant digits, "n/a" when undefined."""
+    if x is None:
+        return "n/a"
+    if abs(x) >= 10 ** digits:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"

@@ -93,9 +93,10 @@ def _derived(res: Result, v: Variant) -> list[dict]:
     for flow in ("C", "C2"):
         if res.summary.filter(res.summary["entity"] == flow).height:
             out.append(row(v.name, flow, "sawtooth_period_s", sawtooth_period(res, flow, SAWTOOTH_AFTER_S), "s"))
-    out.append(row(v.name, BOTTLENECK, "mean_queue_packets", mean_face_series(res, BOTTLENECK, "queue_packets"), "packets"))
-    util = face_value(res, BOTTLENECK, "utilisation")
-    out.append(row(v.name, "bottleneck", "utilisation", util, "ratio"))
+    out.append(row(v.name, "bottleneck", "mean_queue_packets", mean_face_series(res, BOTTLENECK, "queue_packets"), "packets"))
+    # The bottleneck is the Data direction of the 50 Mbps link.
+    out.append(row(v.name, "bottleneck", "utilisation", face_value(res, BOTTLENECK, "utilisation"), "ratio"))
+    out.append(row(v.name, "bottleneck", "marks", face_value(res, BOTTLENECK, "marks"), "packets"))
     return out
 
 
@@ -120,7 +121,10 @@ def _figure(results: dict[str, Result], path: Path) -> None:
     plots.write_png(path, fig)
 
 
-@register("e4", "ConsumerWindow vs improved window vs PCON (seed 003, 6th NDN Hackathon)")
+HEADLINE = ("throughput_kbps", "timeouts", "marks", "sawtooth_period_s", "mean_queue_packets", "utilisation")
+
+
+@register("e4", "ConsumerWindow vs improved window vs PCON (seed 003, 6th NDN Hackathon)", headline=HEADLINE, flows=("C", "C2", "bottleneck"))
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
     _figure(results, folder / "window_queue.png")

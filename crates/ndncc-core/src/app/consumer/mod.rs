@@ -603,7 +603,7 @@ impl Application for Consumer {
             row("throughput_kbps", payload_bytes * 8.0 / active / 1e3, "kbit/s");
         }
         if c.data_received > 0 {
-            row("loss_rate", c.retransmissions as f64 / c.data_received as f64, "ratio");
+            row("retx_per_data", c.retransmissions as f64 / c.data_received as f64, "ratio");
         }
         if c.interests_sent > 0 {
             row("unanswered_rate", 1.0 - c.data_received as f64 / c.interests_sent as f64, "ratio");
