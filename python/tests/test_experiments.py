@@ -1,0 +1,74 @@
+"""End-to-end: every reproduction on a shortened run (``--quick``), through the registry, with the
+behaviour each one must show even when short. The full-length bars are checked by the Rust
+engine tests (e.g. ``tests/e1_mircc.rs``) and reported by ``make run``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ndncc import experiments
+
+
+def _run(name: str, tmp_path: Path) -> tuple[list[dict], Path]:
+    rows = experiments.run(experiments.get(name), tmp_path, quick=True)
+    return rows, tmp_path / name
+
+
+def _value(rows: list[dict], variant: str, flow: str, metric: str) -> float:
+    found = [r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (variant, flow, metric)]
+    assert len(found) == 1, (variant, flow, metric, found)
+    return found[0]
+
+
+def _common_outputs(folder: Path, rows: list[dict]) -> None:
+    assert json.loads((folder / "summary.json").read_text()) == rows
+    report = (folder / "report.md").read_text()
+    assert "## Ours vs seed" in report and "## Headline figures" in report
+    assert (folder / "notes.md").read_text().strip() in report
+    assert list(folder.glob("*.png"))
+
+
+def test_e1_quick_loss_grows_with_the_tick_and_smoothing_cuts_it(tmp_path):
+    rows, folder = _run("e1", tmp_path)
+    _common_outputs(folder, rows)
+    original = [_value(rows, f"tick={ms}ms,original", "C1", "loss_rate") for ms in (100, 250, 500, 750)]
+    assert original == sorted(original), original
+    for ms in (500, 750):
+        assert _value(rows, f"tick={ms}ms,smoothing", "C1", "loss_rate") <= 0.5 * _value(
+            rows, f"tick={ms}ms,original", "C1", "loss_rate"
+        )
+    assert _value(rows, "tick=250ms,original", "C2", "loss_rate") is not None
+    assert [r["paper"] for r in rows if r["variant"] == "tick=750ms,original" and r["metric"] == "loss_rate"] == [
+        0.704,
+        0.712,
+    ]
+
+
+def test_e3_quick_downloads_finish_and_holes_as_signals_cost_throughput(tmp_path):
+    rows, folder = _run("e3", tmp_path)
+    _common_outputs(folder, rows)
+    for variant in ("aimd", "reno-hole", "reno-hole-signal-only"):
+        for flow in ("C1", "C2"):
+            assert _value(rows, variant, flow, "completed") == 1.0
+            assert 0.0 < _value(rows, variant, flow, "loss_rate") < 0.2
+    mean = lambda v: (_value(rows, v, "C1", "throughput_kbps") + _value(rows, v, "C2", "throughput_kbps")) / 2  # noqa: E731
+    assert mean("reno-hole-signal-only") < mean("reno-hole")
+
+
+def test_e4_quick_pcon_with_immediate_marking_has_no_timeouts_and_consumer_window_many(tmp_path):
+    rows, folder = _run("e4", tmp_path)
+    _common_outputs(folder, rows)
+    assert _value(rows, "consumer-window", "C", "timeouts") >= 100
+    for variant in ("ndnsim-aimd", "ndnsim-cubic", "ndnsim-aimd-2", "ndnsim-cubic-2"):
+        assert _value(rows, variant, "C", "timeouts") == 0.0
+        assert _value(rows, variant, "C", "marks") > 0
+    assert _value(rows, "pcon-aimd", "C", "timeouts_after_15s") == 0.0
+
+
+@pytest.mark.parametrize("name", ["e1", "e3", "e4"])
+def test_every_reproduction_is_registered_with_headline_metrics(name):
+    exp = experiments.get(name)
+    assert exp.headline and exp.headline_flows
