@@ -148,9 +148,14 @@ impl Scenario {
                         );
                     }
                 }
-                AppSpec::Consumer(c) => {
-                    self.check_consumer(&key, c)?;
-                }
+                AppSpec::Consumer(_) => {}
+            }
+        }
+        // Consumers last: whether a producer is reachable is only meaningful once every app's
+        // own references are known to be good.
+        for (name, app) in &self.apps {
+            if let AppSpec::Consumer(c) = app {
+                self.check_consumer(&join("apps", name), c)?;
             }
         }
         Ok(())
