@@ -268,3 +268,68 @@ fn an_interest_without_a_route_comes_back_as_a_no_route_nack() {
         assert!(c.holds());
     }
 }
+
+#[test]
+fn a_hidden_underlay_caps_goodput_at_its_capacity_and_drops_its_overflow() {
+    // The R->C face believes it has 20 Mbps but its packets cross a 10 Mbps underlay holding 20
+    // packets. A window of 200 overfills it: goodput is the underlay's 10 Mbps x 1000/1050, and
+    // the overflow is counted as underlay drops.
+    let mut b = WorldBuilder::new(1, SimDuration::from_secs(10));
+    let c = b.add_node("C");
+    let r = b.add_node("R");
+    let overlay = LinkParams { underlay: Some((10_000_000, 20)), ..LinkParams::new(20_000_000, SimDuration::from_millis(5)) }
+        .with_queue(droptail(1000));
+    let plain = LinkParams::new(20_000_000, SimDuration::from_millis(5)).with_queue(droptail(1000));
+    b.add_link("C-R", c, r, plain, overlay).unwrap();
+    let f = b.face_between(c, r).unwrap();
+    b.add_route(c, "/p", f, 1);
+    b.add_producer(r, "/p", producer("P"));
+    b.add_consumer(c, "/p", consumer("C", None), fixed(200.0), SimTime::ZERO, None);
+    let mut w = b.build();
+    w.run(SimDuration::ZERO, &mut |_| true);
+    let got = summary_value(&w, "C", "throughput_kbps");
+    let underlay_goodput = 10_000.0 * 1000.0 / 1050.0;
+    assert!(got <= underlay_goodput * 1.001, "{got} kbit/s above the underlay's {underlay_goodput}");
+    assert!(got >= underlay_goodput * 0.9, "{got} kbit/s");
+    assert!(summary_value(&w, "R->C", "drops_underlay") > 0.0);
+    assert_eq!(summary_value(&w, "R->C", "drops_queue"), 0.0, "the overlay face's own queue never overflows");
+}
+
+/// Records the times it is woken at.
+struct WakeLog {
+    asks: Vec<u64>,
+    woken: std::sync::Arc<std::sync::Mutex<Vec<u64>>>,
+}
+
+impl ndncc_core::app::Application for WakeLog {
+    fn on_start(&mut self, ctx: &mut ndncc_core::app::AppCtx) {
+        if let Some(&first) = self.asks.first() {
+            ctx.wake_at(SimTime(first));
+        }
+    }
+    fn on_packet(&mut self, _ctx: &mut ndncc_core::app::AppCtx, _packet: &ndncc_core::packet::Packet) {}
+    fn on_wake(&mut self, ctx: &mut ndncc_core::app::AppCtx) {
+        self.woken.lock().unwrap().push(ctx.now.0);
+        let next = self.asks.iter().copied().find(|t| *t > ctx.now.0);
+        if let Some(t) = next {
+            ctx.wake_at(SimTime(t));
+        }
+    }
+    fn summary(&self, _end: SimTime, _out: &mut Vec<ndncc_core::recorder::SummaryRow>) {}
+}
+
+#[test]
+fn on_a_coarse_clock_timers_fire_only_on_tick_edges() {
+    let woken = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
+    let n = b.add_node("N");
+    b.set_clock(n, Some(SimDuration::from_millis(100)));
+    let ms = 1_000_000u64;
+    // Asked for 37 ms, then (after each wake) the next ask later than now: 101 ms, then 450 ms.
+    // A 100 ms clock rounds each up to its next edge: 100, 200 and 500 ms.
+    let app = WakeLog { asks: vec![37 * ms, 100 * ms, 101 * ms, 450 * ms], woken: woken.clone() };
+    b.add_application("log", n, Box::new(app), SimTime::ZERO, None);
+    let mut w = b.build();
+    w.run(SimDuration::ZERO, &mut |_| true);
+    assert_eq!(*woken.lock().unwrap(), vec![100 * ms, 200 * ms, 500 * ms]);
+}
