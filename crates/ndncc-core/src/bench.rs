@@ -73,9 +73,13 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
     b.build()
 }
 
-/// Build a standard scenario by name.
+/// Build a standard scenario by name (40 simulated seconds).
 pub fn standard(name: &str) -> Option<World> {
-    let d = SimDuration::from_secs(40);
+    standard_for(name, SimDuration::from_secs(40))
+}
+
+/// Build a standard scenario by name, simulating `d`.
+pub fn standard_for(name: &str, d: SimDuration) -> Option<World> {
     match name {
         "dumbbell-1" => Some(dumbbell(1, 250.0, d, 1)),
         _ => {

@@ -1,5 +1,6 @@
-//! `ndncc-bench [NAME…]`: run the standard scenarios and print one JSON line each with the
-//! simulated packet-hops per wall-clock second.
+//! `ndncc-bench [--duration SECONDS] [NAME…]`: run the standard scenarios and print one JSON line
+//! each with the simulated packet-hops per wall-clock second. A longer duration shows that peak
+//! memory follows the traffic in flight, not the length of the run.
 
 use std::time::Instant;
 
@@ -7,10 +8,20 @@ use ndncc_core::bench;
 use ndncc_core::time::SimDuration;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut duration = SimDuration::from_secs(40);
+    if let Some(i) = args.iter().position(|a| a == "--duration") {
+        let secs = args.get(i + 1).and_then(|s| s.parse::<f64>().ok()).filter(|s| *s > 0.0);
+        let Some(secs) = secs else {
+            eprintln!("ndncc-bench: --duration needs a positive number of seconds");
+            std::process::exit(2);
+        };
+        duration = SimDuration::from_secs_f64(secs);
+        args.drain(i..i + 2);
+    }
     let names = if args.is_empty() { bench::standard_names() } else { args };
     for name in names {
-        let Some(mut world) = bench::standard(&name) else {
+        let Some(mut world) = bench::standard_for(&name, duration) else {
             eprintln!("ndncc-bench: unknown scenario '{name}' (known: {})", bench::standard_names().join(", "));
             std::process::exit(2);
         };
