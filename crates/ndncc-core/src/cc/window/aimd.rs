@@ -75,15 +75,21 @@ impl Default for AimdConfig {
 
 impl AimdConfig {
     pub fn validate(&self) -> Result<(), String> {
-        check_window("window.initial_window", self.initial_window)?;
-        if let Some(s) = self.initial_ssthresh {
-            check_window("window.initial_ssthresh", s)?;
-        }
+        check_start(self.initial_window, self.initial_ssthresh)?;
         check_beta("window.beta", self.beta)
     }
 }
 
 /// `key` must be a finite window of at least one packet.
+/// The start of every window algorithm: `initial_window` and the optional `initial_ssthresh`.
+pub(crate) fn check_start(initial_window: f64, initial_ssthresh: Option<f64>) -> Result<(), String> {
+    check_window("window.initial_window", initial_window)?;
+    match initial_ssthresh {
+        Some(s) => check_window("window.initial_ssthresh", s),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn check_window(key: &str, w: f64) -> Result<(), String> {
     if w >= 1.0 && w.is_finite() {
         Ok(())

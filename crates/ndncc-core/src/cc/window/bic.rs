@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::{check_beta, check_window};
+use crate::cc::window::aimd::{check_beta, check_start};
 use crate::cc::window::law::{LossShell, LossWindow, WindowLaw};
 use crate::cc::DataEvent;
 use crate::time::SimTime;
@@ -87,10 +87,7 @@ impl Default for BicConfig {
 
 impl BicConfig {
     pub fn validate(&self) -> Result<(), String> {
-        check_window("window.initial_window", self.initial_window)?;
-        if let Some(s) = self.initial_ssthresh {
-            check_window("window.initial_ssthresh", s)?;
-        }
+        check_start(self.initial_window, self.initial_ssthresh)?;
         self.validate_law()
     }
 

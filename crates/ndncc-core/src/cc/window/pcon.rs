@@ -23,7 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::{check_beta, check_window, AimdLaw};
+use crate::cc::window::aimd::{check_beta, check_start, AimdLaw};
 use crate::cc::window::bic::{BicConfig, BicLaw};
 use crate::cc::window::cubic::{CubicConfig, CubicLaw};
 use crate::cc::window::law::{finite, WindowLaw};
@@ -116,10 +116,7 @@ impl Default for PconConfig {
 
 impl PconConfig {
     pub fn validate(&self) -> Result<(), String> {
-        check_window("window.initial_window", self.initial_window)?;
-        if let Some(s) = self.initial_ssthresh {
-            check_window("window.initial_ssthresh", s)?;
-        }
+        check_start(self.initial_window, self.initial_ssthresh)?;
         if !(self.cwa_margin >= 0.0 && self.cwa_margin.is_finite()) {
             return Err(format!("window.cwa_margin must be >= 0 (got {})", self.cwa_margin));
         }
