@@ -144,7 +144,7 @@ fn dumbbell(duration: SimDuration, bottleneck_queue: Option<AnyQueue>) -> World 
             b.add_route(from, &prefix, face, 1);
         }
         let producer =
-            ProducerParams { name: format!("P{i}"), payload: 1024, overhead: 64, processing_delay: SimDuration::ZERO };
+            ProducerParams { name: format!("P{i}"), payload: 1024, overhead: 64, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO };
         b.add_producer(p, &prefix, producer);
         let consumer = ConsumerParams {
             name: format!("C{i}"),

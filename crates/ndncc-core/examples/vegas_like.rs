@@ -189,7 +189,7 @@ fn dumbbell(duration: SimDuration, make: &dyn Fn() -> Box<dyn WindowControl>) ->
             b.add_route(from, &prefix, face, 1);
         }
         let producer =
-            ProducerParams { name: format!("P{i}"), payload: 1024, overhead: 64, processing_delay: SimDuration::ZERO };
+            ProducerParams { name: format!("P{i}"), payload: 1024, overhead: 64, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO };
         b.add_producer(p, &prefix, producer);
         let consumer = ConsumerParams {
             name: format!("C{i}"),

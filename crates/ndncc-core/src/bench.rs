@@ -50,7 +50,7 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
         b.add_producer(
             p,
             &prefix,
-            ProducerParams { name: format!("P{}", i + 1), payload: PAYLOAD, overhead: OVERHEAD, processing_delay: SimDuration::ZERO },
+            ProducerParams { name: format!("P{}", i + 1), payload: PAYLOAD, overhead: OVERHEAD, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO },
         );
         let params = ConsumerParams {
             name: format!("C{}", i + 1),

@@ -56,7 +56,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     for (name, spec) in &scenario.nodes {
         let id = b.add_node(name);
         b.set_clock(id, spec.clock_tick.map(|t| t.get()));
-        b.set_content_store(id, spec.content_store.capacity, SimDuration::ZERO);
+        b.set_content_store(id, spec.content_store.capacity);
         spec.strategy.validate().map_err(|e| err(format!("node {name}"), e))?;
         b.set_strategy(id, AnyStrategy::from_config(&spec.strategy));
         for m in &spec.modules {
@@ -105,6 +105,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
                 payload: p.payload.0 as u32,
                 overhead: p.overhead.0 as u32,
                 processing_delay: p.processing_delay.get(),
+                freshness: p.freshness.get(),
             };
             b.add_producer(at, &p.prefix, params);
             match served.iter_mut().find(|(pre, _)| *pre == p.prefix) {

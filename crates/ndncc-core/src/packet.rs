@@ -2,7 +2,7 @@
 //! fields congestion control needs. No heap allocation per packet.
 
 use crate::ids::NameId;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// NACK reasons, with their NDNLPv2 codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,7 +65,7 @@ pub struct Packet {
     pub rate: f64,
     /// Hops travelled so far.
     pub hops: u8,
-    /// Interest lifetime [ns] (Interest only).
+    /// Interest: its lifetime [ns]. Data: its freshness period [ns], 0 = never stale.
     pub lifetime_ns: u64,
     /// Multicast group (SRMCC) or flow tag; 0 when unused.
     pub group: u32,
@@ -89,7 +89,7 @@ impl Packet {
         }
     }
 
-    /// A Data answering `interest`.
+    /// A Data answering `interest`, never stale.
     pub fn data_for(interest: &Packet, size: u32) -> Packet {
         Packet {
             kind: PacketKind::Data,
@@ -100,6 +100,11 @@ impl Packet {
             lifetime_ns: 0,
             ..*interest
         }
+    }
+
+    /// The freshness period of a Data (zero = never stale).
+    pub fn freshness(&self) -> SimDuration {
+        SimDuration(if self.is_data() { self.lifetime_ns } else { 0 })
     }
 
     /// A NACK answering `interest`; it carries the Interest's name, nonce and size.

@@ -158,7 +158,7 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
     }
     for (node, name, prefix) in [(p1, "P1", "/p1"), (p2, "P2", "/p2")] {
         let params =
-            ProducerParams { name: name.into(), payload: 1200, overhead: 50, processing_delay: SimDuration::ZERO };
+            ProducerParams { name: name.into(), payload: 1200, overhead: 50, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO };
         b.add_producer(node, prefix, params);
     }
     let s = SimTime::from_secs_f64;

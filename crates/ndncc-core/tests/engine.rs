@@ -35,7 +35,7 @@ fn fixed(w: f64) -> Controller {
 }
 
 fn producer(name: &str) -> ProducerParams {
-    ProducerParams { name: name.into(), payload: 1000, overhead: 50, processing_delay: SimDuration::ZERO }
+    ProducerParams { name: name.into(), payload: 1000, overhead: 50, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO }
 }
 
 fn droptail(n: usize) -> QueueConfig {
@@ -144,7 +144,7 @@ fn random_world(seed: u64) -> World {
         b.add_link(&format!("L{i}"), nodes[i], nodes[j], l.clone(), l).unwrap();
     }
     if g.gen_bool(0.5) {
-        b.set_content_store(nodes[0], 50, SimDuration::ZERO);
+        b.set_content_store(nodes[0], 50);
     }
     // Producer on the last node; routes along the tree towards it.
     let pn = n_nodes - 1;
@@ -193,8 +193,9 @@ fn every_interest_ends_as_data_nack_timeout_or_is_still_in_flight_on_random_topo
     }
 }
 
-#[test]
-fn a_second_consumer_of_the_same_data_is_served_by_the_routers_content_store() {
+/// C1 and C2 fetch the same 200 segments through R (which caches); C2 starts at 5 s, after C1
+/// has finished. Returns (Interests the producer saw, cache hits at R).
+fn cached_twice(freshness: SimDuration) -> (f64, f64) {
     let mut b = WorldBuilder::new(1, SimDuration::from_secs(10));
     let c1 = b.add_node("C1");
     let c2 = b.add_node("C2");
@@ -209,17 +210,27 @@ fn a_second_consumer_of_the_same_data_is_served_by_the_routers_content_store() {
     b.add_link("R-P", r, p, l.clone(), l).unwrap();
     let f = b.face_between(r, p).unwrap();
     b.add_route(r, "/v", f, 1);
-    b.set_content_store(r, 1000, SimDuration::ZERO);
-    b.add_producer(p, "/v", producer("P"));
+    b.set_content_store(r, 1000);
+    b.add_producer(p, "/v", ProducerParams { freshness, ..producer("P") });
     b.add_consumer(c1, "/v", consumer("C1", Some(200)), fixed(10.0), SimTime::ZERO, None);
     b.add_consumer(c2, "/v", consumer("C2", Some(200)), fixed(10.0), SimTime::from_secs_f64(5.0), None);
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert_eq!(summary_value(&w, "C1", "data_received"), 200.0);
     assert_eq!(summary_value(&w, "C2", "data_received"), 200.0);
-    // The producer saw each segment once: C2's 200 were all cache hits at R.
-    assert_eq!(summary_value(&w, "P", "interests_received"), 200.0);
-    assert_eq!(summary_value(&w, "R", "cs_hits"), 200.0);
+    (summary_value(&w, "P", "interests_received"), summary_value(&w, "R", "cs_hits"))
+}
+
+#[test]
+fn a_second_consumer_of_the_same_data_is_served_by_the_routers_content_store() {
+    // Never-stale Data: the producer sees each segment once; C2's 200 are all cache hits at R.
+    assert_eq!(cached_twice(SimDuration::ZERO), (200.0, 200.0));
+}
+
+#[test]
+fn data_past_its_freshness_period_is_fetched_again() {
+    // Freshness 1 s: by 5 s every cached copy is stale, so the producer answers C2 too.
+    assert_eq!(cached_twice(SimDuration::from_secs(1)), (400.0, 0.0));
 }
 
 #[test]

@@ -16,6 +16,8 @@ pub struct ProducerParams {
     /// Header bytes added on the wire.
     pub overhead: u32,
     pub processing_delay: SimDuration,
+    /// FreshnessPeriod of every Data (zero = never stale).
+    pub freshness: SimDuration,
 }
 
 pub struct Producer {
@@ -50,7 +52,8 @@ impl Application for Producer {
             return;
         }
         self.interests_received += 1;
-        let data = Packet::data_for(packet, self.p.payload + self.p.overhead);
+        let mut data = Packet::data_for(packet, self.p.payload + self.p.overhead);
+        data.lifetime_ns = self.p.freshness.nanos();
         if self.p.processing_delay == SimDuration::ZERO {
             self.data_sent += 1;
             ctx.send(data);

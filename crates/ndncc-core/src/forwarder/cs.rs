@@ -1,4 +1,5 @@
-//! Content Store: an LRU cache of Data by exact name, with optional freshness.
+//! Content Store: an LRU cache of Data by exact name. A cached Data answers Interests for its
+//! freshness period (carried by the Data; zero = forever).
 
 use std::num::NonZeroUsize;
 
@@ -9,20 +10,19 @@ use crate::time::{SimDuration, SimTime};
 
 pub struct ContentStore {
     cache: LruCache<Name, (Packet, SimTime)>,
-    /// How long a cached Data may answer Interests; zero = forever.
-    freshness: SimDuration,
     pub hits: u64,
     pub misses: u64,
 }
 
 impl ContentStore {
     /// `None` when capacity is 0 (the store is off).
-    pub fn new(capacity: usize, freshness: SimDuration) -> Option<ContentStore> {
-        NonZeroUsize::new(capacity).map(|c| ContentStore { cache: LruCache::new(c), freshness, hits: 0, misses: 0 })
+    pub fn new(capacity: usize) -> Option<ContentStore> {
+        NonZeroUsize::new(capacity).map(|c| ContentStore { cache: LruCache::new(c), hits: 0, misses: 0 })
     }
 
     pub fn insert(&mut self, data: &Packet, now: SimTime) {
-        let stale_at = if self.freshness == SimDuration::ZERO { SimTime::MAX } else { now + self.freshness };
+        let fresh = data.freshness();
+        let stale_at = if fresh == SimDuration::ZERO { SimTime::MAX } else { now + fresh };
         let mut stored = *data;
         // The cached copy is clean: marks and rate stamps belong to the path it came over.
         stored.mark = 0;
@@ -65,12 +65,12 @@ mod tests {
 
     #[test]
     fn capacity_zero_means_no_store() {
-        assert!(ContentStore::new(0, SimDuration::ZERO).is_none());
+        assert!(ContentStore::new(0).is_none());
     }
 
     #[test]
     fn the_least_recently_used_entry_is_evicted() {
-        let mut cs = ContentStore::new(2, SimDuration::ZERO).unwrap();
+        let mut cs = ContentStore::new(2).unwrap();
         cs.insert(&data(1), SimTime(0));
         cs.insert(&data(2), SimTime(0));
         assert!(cs.lookup(&data(1).name, SimTime(1)).is_some()); // 1 is now most recent
@@ -82,9 +82,10 @@ mod tests {
 
     #[test]
     fn stale_data_does_not_answer_and_marks_are_not_cached() {
-        let mut cs = ContentStore::new(4, SimDuration::from_millis(10)).unwrap();
+        let mut cs = ContentStore::new(4).unwrap();
         let mut d = data(1);
         d.mark = 1;
+        d.lifetime_ns = SimDuration::from_millis(10).nanos(); // freshness 10 ms
         cs.insert(&d, SimTime(0));
         let hit = cs.lookup(&d.name, SimTime(9_999_999)).unwrap();
         assert_eq!(hit.mark, 0);

@@ -177,6 +177,10 @@ impl Codel {
         }
     }
 
+    /// In the dropping (or marking) state.
+    pub fn in_drop_state(&self) -> bool {
+        self.dropping
+    }
     pub fn mode(&self) -> CodelMode {
         self.mode
     }
@@ -310,8 +314,10 @@ impl QueueDisc for Codel {
     fn len_bytes(&self) -> u64 {
         self.fifo.len_bytes()
     }
+    /// Only the marking mode signals congestion to the forwarder (PCON's both-direction rule);
+    /// a dropping CoDel's signal is the drop itself.
     fn is_congested(&self) -> bool {
-        self.dropping
+        self.dropping && self.mode == CodelMode::Mark
     }
 }
 
@@ -391,7 +397,8 @@ mod tests {
         let d = q.dequeue(at_ms(105), &mut dropped).unwrap();
         assert_eq!((d.packet.name.seg, d.mark), (106, false));
         assert_eq!(dropped.iter().map(|p| p.name.seg).collect::<Vec<_>>(), vec![105]);
-        assert!(q.is_congested());
+        // Dropping, but a dropping CoDel does not ask the forwarder to mark.
+        assert!(q.in_drop_state() && !q.is_congested());
         // Dequeues at 106..=204 send segs 107..=205; at 205 ms seg 206 is dropped, 207 sent.
         for ms in 106..205 {
             q.dequeue(at_ms(ms), &mut dropped);

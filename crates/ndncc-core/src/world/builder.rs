@@ -129,8 +129,9 @@ impl WorldBuilder {
     pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
         self.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
     }
-    pub fn set_content_store(&mut self, node: NodeId, capacity: usize, freshness: SimDuration) {
-        self.nodes[node.idx()].cs = ContentStore::new(capacity, freshness);
+    /// A Content Store of `capacity` Data on `node` (0 = none).
+    pub fn set_content_store(&mut self, node: NodeId, capacity: usize) {
+        self.nodes[node.idx()].cs = ContentStore::new(capacity);
     }
     pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
         self.nodes[node.idx()].strategy = s;
