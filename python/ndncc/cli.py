@@ -22,7 +22,8 @@ from . import _core, experiments, output, report, sweepplot, sweepstore
 from .errors import BadInput, describe, guarded
 from .grid import parse_option
 from .scenario import Scenario, load
-from .sweep import Status, sweep as run_sweep
+from .sweep import Status
+from .sweep import sweep as run_sweep
 
 app = typer.Typer(
     name="ndncc",
@@ -147,7 +148,8 @@ def sweep_progress() -> Iterator[Callable[[Status], None]]:
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} runs, {task.fields[failed]} failed, {task.fields[running]} running"),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=stderr,
@@ -193,7 +195,7 @@ def sweep(
         ),
     ] = None,
     seeds: Annotated[
-        Optional[int], typer.Option(min=1, help="Seeds 1..N per grid point (default: the sweep file's, or 10).")
+        Optional[int], typer.Option(min=1, help="Seeds 1..N per point (default: the sweep file's or 10).")
     ] = None,
     set_: SetOption = None,
     out: Annotated[

@@ -18,6 +18,7 @@ from typing import Any, Callable, Generator, Iterator, Optional, Sequence, Union
 
 from .errors import BadInput
 
+
 class ExecutionError(Exception):
     """A run could not be carried out by the executor (not an error of the run itself)."""
 
@@ -229,4 +230,6 @@ def backend(executor: Target = None) -> Backend:
         return FuturesExecutor(executor)
     if type(executor).__module__.split(".")[0] == "distributed":
         return DaskCluster(executor)
-    raise BadInput(f"executor {executor!r}: expected a worker count, a Dask address or client, or an Executor")
+    raise BadInput(
+        f"executor {executor!r}: expected a worker count, a Dask address or client, or an Executor"
+    )

@@ -178,7 +178,9 @@ def check(axes: Sequence[Axis]) -> None:
     seen_keys: dict[str, str] = {}
     for a in axes:
         if a.name in RESERVED:
-            raise BadInput(f"{a.origin}: axis name {a.name!r} is reserved (taken: {', '.join(sorted(RESERVED))})")
+            raise BadInput(
+                f"{a.origin}: axis name {a.name!r} is reserved (taken: {', '.join(sorted(RESERVED))})"
+            )
         if a.name in seen_names:
             raise BadInput(f"{a.origin}: axis {a.name!r} is given twice")
         seen_names.add(a.name)

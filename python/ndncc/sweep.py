@@ -24,8 +24,9 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import polars as pl
 
 from . import _core, executors, output, stats, sweepfile
-from .grid import Axis, Point, check, expand, make_axis, merge, split_keys
 from .errors import BadInput, describe
+from .grid import Axis, Point, check, expand, make_axis, merge, split_keys
+from .result import SUMMARY_SCHEMA, Result
 from .scenario import Scenario, load, load_str
 from .sweepstore import PART, Store
 
@@ -94,11 +95,14 @@ def _run_files(task: RunTask) -> dict[str, bytes]:
         deadline = time.monotonic() + task.timeout
         progress = lambda _t: time.monotonic() < deadline  # noqa: E731
     try:
-        result = sc.run(seed=task.seed, progress=progress)
+        # The engine's own output: the time series become DataFrames only when they are kept.
+        raw = sc._core.run(seed=task.seed, progress=progress)
     except _core.Interrupted:
         raise TimeoutError(f"stopped after {task.timeout:g} s of wall time (the run timeout)") from None
-    files = {PART: output.parquet_bytes(part_frame(result.summary, task))}
+    summary = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
+    files = {PART: output.parquet_bytes(part_frame(summary, task))}
     if task.keep_series:
+        result = Result(raw, sc)
         files[output.SERIES] = output.parquet_bytes(result.series())
         files[output.FACES] = output.parquet_bytes(result.faces())
     manifest = {
@@ -109,10 +113,7 @@ def _run_files(task: RunTask) -> dict[str, bytes]:
         "seed": task.seed,
         "point": dict(task.point),
         "overrides": list(task.overrides),
-        "sim_seconds": result.stats.sim_seconds,
-        "wall_seconds": result.stats.wall_seconds,
-        "events": result.stats.events,
-        "packet_hops": result.stats.packet_hops,
+        **raw["stats"],
         "scenario": sc.to_dict(),
     }
     files[output.MANIFEST] = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
@@ -123,7 +124,9 @@ def part_frame(summary: pl.DataFrame, task: RunTask) -> pl.DataFrame:
     """A run's summary as a long table, with its grid values and seed as columns."""
     rows = output.order_summary(summary).with_columns(pl.col("value").fill_nan(None))
     axes = [pl.lit(lab, dtype=pl.String).alias(name) for name, lab in task.point]
-    return rows.select(*axes, pl.lit(task.seed, dtype=pl.Int64).alias("seed"), "entity", "kind", "metric", "value", "unit")
+    return rows.select(
+        *axes, pl.lit(task.seed, dtype=pl.Int64).alias("seed"), "entity", "kind", "metric", "value", "unit"
+    )
 
 
 # ---------------------------------------------------------------- planning
@@ -372,7 +375,9 @@ def read_runs(store: Store, described: dict) -> pl.DataFrame:
         parts.append(part.with_columns(*labels, pl.lit(run["key"], dtype=pl.String).alias("key")))
     columns = [*axis_names, "seed", "key", "entity", "kind", "metric", "value", "unit"]
     if not parts:
-        schema = {c: (pl.Int64 if c == "seed" else pl.Float64 if c == "value" else pl.String) for c in columns}
+        schema = {
+            c: (pl.Int64 if c == "seed" else pl.Float64 if c == "value" else pl.String) for c in columns
+        }
         return pl.DataFrame(schema=schema)
     return pl.concat(parts).select(columns)
 

@@ -122,7 +122,9 @@ def metric_figure(
     return fig
 
 
-def write_figures(folder: Path, described: dict, table_: pl.DataFrame, metrics: Optional[Sequence[str]]) -> list[str]:
+def write_figures(
+    folder: Path, described: dict, table_: pl.DataFrame, metrics: Optional[Sequence[str]]
+) -> list[str]:
     """Draw one figure per metric into ``folder/figures``; return the metrics drawn."""
     plot = described.get("plot") or {}
     x = choose_x(described["axes"], plot.get("x"))
@@ -158,7 +160,15 @@ def sweep_report(described: dict, table_: pl.DataFrame, figures: Sequence[str], 
         keys = "" if a["keys"] == [a["name"]] else f" ({', '.join(a['keys'])})"
         parts.append(f"- `{a['name']}`{keys}: {', '.join(a['labels'])}")
     rows = [
-        [*(r[a] for a in axes), r["entity"], r["metric"], str(r["n"]), fmt(r["mean"]), ci_text(r["ci95"]), r["unit"]]
+        [
+            *(r[a] for a in axes),
+            r["entity"],
+            r["metric"],
+            str(r["n"]),
+            fmt(r["mean"]),
+            ci_text(r["ci95"]),
+            r["unit"],
+        ]
         for r in table_.iter_rows(named=True)
     ]
     parts += ["", "## Mean and 95% confidence interval", ""]

@@ -94,7 +94,10 @@ def test_grid_options_read_toml_values_and_bare_words():
         (lambda: grid.make_axis(["a", "b"], [[1, 2, 3]]), "3 entries for 2 keys"),
         (lambda: grid.make_axis(["a"], []), "no values"),
         (lambda: grid.check([grid.make_axis(["a"], [1], name="seed")]), "reserved"),
-        (lambda: grid.check([grid.make_axis(["a"], [1]), grid.make_axis(["a", "b"], [2], name="n2")]), "on axes"),
+        (
+            lambda: grid.check([grid.make_axis(["a"], [1]), grid.make_axis(["a", "b"], [2], name="n2")]),
+            "on axes",
+        ),
         (lambda: grid.parse_option("a.b"), "KEY=V1,V2"),
     ],
 )
@@ -109,7 +112,8 @@ def test_a_sweep_file_gives_axes_seeds_overrides_and_plot_settings(tmp_path):
         f'scenario = "{E3}"\nseeds = [3, 7]\nmetrics = ["throughput_kbps"]\n\n'
         '[set]\n"apps.C1.file_size" = "100kB"\napps.C2.file_size = "100kB"\n\n'
         '[grid]\n"links.R1-R2.loss.p" = ["0%", "1%"]\nlinks.R1-R2.queue.packets = [50, 100]\n\n'
-        '[grid.window]\nkeys = ["apps.C1.window.type", "apps.C2.window.type"]\nvalues = ["aimd", "reno-hole"]\n\n'
+        '[grid.window]\nkeys = ["apps.C1.window.type", "apps.C2.window.type"]\n'
+        'values = ["aimd", "reno-hole"]\n\n'
         '[plot]\nx = "links.R1-R2.loss.p"\nguides = { throughput_kbps = -0.5 }\n'
     )
     assert sweepfile.is_sweep_file(path) and not sweepfile.is_sweep_file(E3)
@@ -205,7 +209,10 @@ def test_a_killed_sweep_resumes_with_every_run_present_once(capsys, tmp_path, ho
     args = ["sweep", E3, "--seeds", 10, "--workers", 2, "-o", tmp_path, "--set", 'simulation.duration="600s"']
     args += [a for s in SLOW for a in ("--set", s)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ndncc", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "ndncc", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while len(finished(tmp_path)) < 2 and proc.poll() is None and time.monotonic() < deadline:
@@ -268,7 +275,15 @@ def test_a_run_whose_worker_dies_fails_alone():
 
 def test_dask_local_cluster_gives_the_same_runs_as_the_local_pool(capsys, tmp_path):
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (ndncc[dask])")
-    args = ["sweep", E3, "--grid", f"{LOSS}=0%,1%,3%", "--seeds", 2, *(a for s in SMALL for a in ("--set", s))]
+    args = [
+        "sweep",
+        E3,
+        "--grid",
+        f"{LOSS}=0%,1%,3%",
+        "--seeds",
+        2,
+        *(a for s in SMALL for a in ("--set", s)),
+    ]
     code, _, err = ndncc_cli(capsys, *args, "--workers", 2, "-o", tmp_path / "local")
     assert code == 0, err
     with distributed.LocalCluster(
@@ -278,7 +293,9 @@ def test_dask_local_cluster_gives_the_same_runs_as_the_local_pool(capsys, tmp_pa
         assert code == 0, err
     local, dask = parts(tmp_path / "local"), parts(tmp_path / "dask")
     assert len(local) == 6 and local == dask  # byte for byte
-    again = ndncc.sweep(E3, grid={LOSS: ["0%", "1%", "3%"]}, seeds=2, overrides=SMALL, executor=1, out=tmp_path / "c")
+    again = ndncc.sweep(
+        E3, grid={LOSS: ["0%", "1%", "3%"]}, seeds=2, overrides=SMALL, executor=1, out=tmp_path / "c"
+    )
     assert parts(again.out) == local  # the same sweep twice: the same bytes
 
 
