@@ -91,7 +91,8 @@ def metric_figure(
     ax = fig.add_subplot()
     several_entities = rows["entity"].n_unique() > 1
     lines = rows.select(*others, "entity").unique(maintain_order=True)
-    for line in lines.iter_rows(named=True):
+    numeric = x is not None and x.numeric
+    for n, line in enumerate(lines.iter_rows(named=True)):
         sel = rows
         for k, v in line.items():
             sel = sel.filter(pl.col(k) == v)
@@ -101,9 +102,14 @@ def metric_figure(
         order = np.argsort(xs, kind="stable")
         xs, mean, ci = xs[order], mean[order], ci[order]
         parts = [line[k] for k in others] + ([line["entity"]] if several_entities or not others else [])
-        (drawn,) = ax.plot(xs, mean, marker="o", markersize=3, linewidth=1.2, label=" · ".join(parts))
-        ax.fill_between(xs, mean - ci, mean + ci, color=drawn.get_color(), alpha=0.2, linewidth=0)
-    if guide is not None and x is not None and x.numeric:
+        label = " · ".join(parts)
+        if numeric:  # a line through the points, the interval as a band
+            (drawn,) = ax.plot(xs, mean, marker="o", markersize=3, linewidth=1.2, label=label)
+            ax.fill_between(xs, mean - ci, mean + ci, color=drawn.get_color(), alpha=0.2, linewidth=0)
+        else:  # categories: points with error bars, each line shifted a little to stay apart
+            shift = 0.08 * (n - (lines.height - 1) / 2)
+            ax.errorbar(xs + shift, mean, yerr=ci, fmt="o", markersize=4, capsize=3, label=label)
+    if guide is not None and numeric:
         pooled = rows.select(pl.col(x.name), "mean").drop_nulls()
         xs = np.array([x.position(lab) for lab in pooled[x.name]])
         curve = guide_curve(xs, pooled["mean"].to_numpy().astype(float), guide)
@@ -114,10 +120,12 @@ def metric_figure(
         ax.set_xlabel(x.title)
     else:
         ax.set_xticks([0.0], ["all runs"])
+    if not numeric:
+        ax.set_xlim(-0.5, (len(x.labels) if x else 1) - 0.5)
     ax.set_ylabel(f"{metric} [{unit}]" if unit else metric)
     ax.set_title(f"{metric}: mean and 95% CI over {seeds} seed{'s' if seeds != 1 else ''}")
     ax.grid(True, alpha=0.3)
-    if 0 < len(ax.get_lines()) <= plots.MAX_LEGEND:
+    if 0 < lines.height <= plots.MAX_LEGEND:
         ax.legend(loc="best", fontsize="small")
     return fig
 

@@ -204,6 +204,17 @@ def test_a_sweep_writes_one_partition_per_run_and_skips_finished_runs(tmp_path):
     assert finished(tmp_path) == before and again.table.equals(res.table)
 
 
+def test_keep_series_adds_each_runs_time_series(tmp_path):
+    with ThreadPoolExecutor(2) as pool:
+        ndncc.sweep(E3, seeds=2, overrides=SMALL, executor=pool, out=tmp_path)
+        assert not list(tmp_path.glob("runs/*/series.parquet"))
+        res = ndncc.sweep(E3, seeds=2, overrides=SMALL, executor=pool, out=tmp_path, keep_series=True)
+    assert res.status.done == 2  # runs kept without their series are done again, with them
+    series = pl.read_parquet(next(tmp_path.glob("runs/*/series.parquet")))
+    assert series.columns == ["t", "entity", "metric", "value"] and series.height > 0
+    assert len(list(tmp_path.glob("runs/*/faces.parquet"))) == 2
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_a_killed_sweep_resumes_with_every_run_present_once(capsys, tmp_path, how):
     args = ["sweep", E3, "--seeds", 10, "--workers", 2, "-o", tmp_path, "--set", 'simulation.duration="600s"']
