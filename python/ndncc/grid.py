@@ -197,6 +197,8 @@ class Point:
     index: int
     labels: tuple[tuple[str, str], ...]
     overrides: tuple[str, ...]
+    #: The value taken on each axis, by position.
+    choice: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, str]:
         return dict(self.labels)
@@ -208,5 +210,5 @@ def expand(axes: Sequence[Axis]) -> list[Point]:
     for n, idx in enumerate(itertools.product(*(range(len(a.values)) for a in axes))):
         labels = tuple((a.name, a.labels[i]) for a, i in zip(axes, idx))
         overrides = tuple(o for a, i in zip(axes, idx) for o in a.overrides(i))
-        points.append(Point(n, labels, overrides))
+        points.append(Point(n, labels, overrides, idx))
     return points

@@ -181,14 +181,14 @@ def make_plan(
     check(axes)
     loader, source = _loader(scenario)
     base = loader(list(overrides))
-    for a in axes:  # each value on its own first, so an error names its axis
-        for i in range(len(a.values)):
-            _resolve(loader, [*overrides, *a.overrides(i)], a.origin, a.keys)
     points = expand(axes)
     tasks, owner = [], {}
     for p in points:
         for seed in seeds:
-            sc = _resolve(loader, [*overrides, *p.overrides, f"simulation.seed={seed}"], "grid point", ())
+            try:
+                sc = loader([*overrides, *p.overrides, f"simulation.seed={seed}"])
+            except _core.ScenarioError as e:
+                raise _blame(e, p, axes, loader, overrides) from None
             key = run_key(sc.to_dict(), seed)
             if key in owner:
                 raise BadInput(f"grid points {owner[key]} and {_point_text(p)} give the same scenario")
@@ -203,14 +203,16 @@ def _point_text(p: Point) -> str:
     return ", ".join(f"{k}={v}" for k, v in p.labels) or "(no grid)"
 
 
-def _resolve(loader: Callable, overrides: list[str], origin: str, keys: Sequence[str]) -> Scenario:
-    try:
-        return loader(overrides)
-    except _core.ScenarioError as e:
-        if not keys:
-            raise
-        key = next((k for k in keys if e.key and (k.startswith(e.key) or e.key.startswith(k))), keys[0])
-        raise BadInput(f"{origin}: {key}: {e.message}") from None
+def _blame(e: _core.ScenarioError, p: Point, axes: Sequence[Axis], loader: Callable, overrides) -> BadInput:
+    """Name the axis (and its sweep file line) whose value is wrong on its own, else the point."""
+    for axis, i in zip(axes, p.choice):
+        try:
+            loader([*overrides, *axis.overrides(i)])
+        except _core.ScenarioError as alone:
+            bad = alone.key or ""
+            related = [k for k in axis.keys if bad and (k.startswith(bad) or bad.startswith(k))]
+            return BadInput(f"{axis.origin}: {(related or axis.keys)[0]}: {alone.message}")
+    return BadInput(f"grid point {_point_text(p)}: {e.key or 'scenario'}: {e.message}")
 
 
 # ---------------------------------------------------------------- the sweep
