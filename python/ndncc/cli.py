@@ -235,10 +235,12 @@ def sweep(
             progress=progress,
         )
     shown = result.summary()
-    print_table(shown, [a.name for a in result.plan.axes])
-    for name in sorted(set(metric or []) - set(shown["metric"].to_list())):
-        typer.echo(f"note: no run reported a metric {name!r}", err=True)
     s = result.status
+    caption = f"{s.done + s.skipped} of {s.total} runs finished, {s.failed} failed"
+    print_table(shown, [a.name for a in result.plan.axes], caption)
+    missing = set(metric or []) - set(shown["metric"].to_list()) if result.runs.height else set()
+    for name in sorted(missing):
+        typer.echo(f"note: no run reported a metric {name!r}", err=True)
     for f in result.failures:
         point = ", ".join(f"{k}={v}" for k, v in f["point"].items())
         typer.echo(f"failed: {point or 'run'} seed {f['seed']}: {f['error']}", err=True)
@@ -251,9 +253,9 @@ def sweep(
         raise typer.Exit(1)
 
 
-def print_table(table: pl.DataFrame, axes: List[str]) -> None:
+def print_table(table: pl.DataFrame, axes: List[str], caption: str) -> None:
     """Mean and 95% CI per grid point, entity and metric, on standard output."""
-    out = Table(*axes, "entity", "metric", "n", "mean", "± 95% CI", "unit")
+    out = Table(*axes, "entity", "metric", "n", "mean", "± 95% CI", "unit", caption=caption)
     for r in table.iter_rows(named=True):
         out.add_row(
             *(r[a] for a in axes),
