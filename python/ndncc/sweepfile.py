@@ -78,8 +78,6 @@ class _Locator:
                 continue
             if key is not None and current == table and _defines(line, key):
                 return n
-            if key is not None and table is None and current is None and _defines(line, key):
-                return n
         return None
 
     def where(self, table: Optional[str], key: Optional[str] = None) -> str:
