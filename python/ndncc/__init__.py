@@ -4,6 +4,7 @@
 >>> sc = ndncc.load("docs/examples/two-node.toml", ["simulation.seed=2"])
 >>> result = sc.run()
 >>> result.save("runs/two-node")
+>>> ndncc.sweep("docs/examples/two-node.toml", grid={"apps.consumer.window.window": [5, 10, 20]}, seeds=5)
 
 See docs/python.md for the whole API.
 """
@@ -18,6 +19,7 @@ from ._core import (
 )
 from .result import Result, RunStats
 from .scenario import Scenario, load, load_str
+from .sweep import SweepResult, sweep
 
 __all__ = [
     "BuildError",
@@ -28,7 +30,9 @@ __all__ = [
     "RunStats",
     "Scenario",
     "ScenarioError",
+    "SweepResult",
     "__version__",
     "load",
     "load_str",
+    "sweep",
 ]

@@ -10,16 +10,20 @@ import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator, List, Optional
+from typing import Annotated, Callable, Iterator, List, Optional
 
+import polars as pl
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from . import _core, experiments, output, report
+from . import _core, experiments, output, report, sweepplot, sweepstore
 from .errors import BadInput, describe, guarded
+from .grid import parse_option
 from .scenario import Scenario, load
+from .sweep import Status
+from .sweep import sweep as run_sweep
 
 app = typer.Typer(
     name="ndncc",
@@ -72,6 +76,7 @@ def sim_progress() -> Iterator[Progress]:
         TimeRemainingColumn(),
         console=stderr,
         transient=True,
+        disable=not stderr.is_terminal,  # nothing to draw into a file or pipe
     )
     with bar:
         yield bar
@@ -124,10 +129,147 @@ def validate(scenario: ScenarioArg, set_: SetOption = None) -> None:
 
 @app.command()
 @guarded
-def plot(folder: Annotated[Path, typer.Argument(help="A run's output folder.", show_default=False)]) -> None:
-    """Redraw the figures and report.md of a run folder."""
+def plot(
+    folder: Annotated[Path, typer.Argument(help="A run's or a sweep's output folder.", show_default=False)],
+) -> None:
+    """Redraw the figures and report.md of a run folder, or draw a sweep folder's
+    metric-vs-parameter plots with 95% confidence bands."""
+    if sweepstore.is_sweep_folder(folder):
+        figures = sweepplot.render(folder)
+        typer.echo(f"{folder}: {len(figures)} figures in {sweepplot.FIGURES}/, {output.REPORT}")
+        return
     figures = report.render_run(output.read_run(folder))
     typer.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
+
+
+@contextmanager
+def sweep_progress() -> Iterator[Callable[[Status], None]]:
+    """A progress bar over a sweep's runs (done, failed, running, ETA), drawn on stderr."""
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=stderr,
+        transient=True,
+        disable=not stderr.is_terminal,  # nothing to draw into a file or pipe
+    )
+    task = bar.add_task("sweep", total=1, failed=0, running=0)
+
+    def update(s: Status) -> None:
+        bar.update(
+            task,
+            description=f"sweep ({s.backend})" if s.backend else "sweep",
+            completed=s.done + s.failed,
+            total=max(1, s.to_run),
+            failed=s.failed,
+            running=s.running,
+        )
+
+    with bar:
+        yield update
+
+
+@app.command()
+@guarded
+def sweep(
+    scenario: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SCENARIO",
+            help="Scenario file, or a sweep file (TOML with scenario, seeds, [grid], [set]).",
+            exists=True,
+            dir_okay=False,
+            show_default=False,
+        ),
+    ],
+    grid: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--grid",
+            "-g",
+            metavar="KEY=V1,V2,...",
+            help="An axis of the grid; comma-joined keys change together; repeatable.",
+        ),
+    ] = None,
+    seeds: Annotated[
+        Optional[int], typer.Option(min=1, help="Seeds 1..N per point (default: the sweep file's or 10).")
+    ] = None,
+    set_: SetOption = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Sweep folder (default: runs/<name>-sweep).")
+    ] = None,
+    workers: Annotated[
+        Optional[int], typer.Option(min=1, help="Local worker processes (default: one per core).")
+    ] = None,
+    dask: Annotated[
+        Optional[str], typer.Option(metavar="ADDRESS", help="Run on this Dask scheduler instead.")
+    ] = None,
+    metric: Annotated[
+        Optional[List[str]], typer.Option("--metric", "-m", help="Metric for the final table; repeatable.")
+    ] = None,
+    keep_series: Annotated[
+        bool, typer.Option("--keep-series", help="Also keep each run's time series.")
+    ] = False,
+    timeout: Annotated[
+        Optional[float], typer.Option(min=0.0, help="Stop and fail a run after this many wall seconds.")
+    ] = None,
+) -> None:
+    """Run a scenario over a grid of overrides and seeds, in parallel; finished runs are kept and
+    skipped when the sweep is run again."""
+    if workers is not None and dask is not None:
+        raise BadInput("--workers and --dask exclude each other")
+    with sweep_progress() as progress:
+        result = run_sweep(
+            scenario,
+            grid=[parse_option(g) for g in grid or []],
+            seeds=seeds,
+            executor=dask if dask is not None else workers,
+            out=out,
+            overrides=set_ or [],
+            metrics=metric,
+            keep_series=keep_series,
+            timeout=timeout,
+            progress=progress,
+        )
+    shown = result.summary()
+    s = result.status
+    caption = f"{s.done + s.skipped} of {s.total} runs finished, {s.failed} failed"
+    print_table(shown, [a.name for a in result.plan.axes], caption)
+    missing = set(metric or []) - set(shown["metric"].to_list()) if result.runs.height else set()
+    for name in sorted(missing):
+        typer.echo(f"note: no run reported a metric {name!r}", err=True)
+    for f in result.failures:
+        point = ", ".join(f"{k}={v}" for k, v in f["point"].items())
+        typer.echo(f"failed: {point or 'run'} seed {f['seed']}: {f['error']}", err=True)
+    typer.echo(
+        f"{result.plan.name}: {s.total} runs: {s.done} done, {s.skipped} already done, "
+        f"{s.failed} failed -> {result.out}",
+        err=True,
+    )
+    if s.failed:
+        raise typer.Exit(1)
+
+
+def print_table(table: pl.DataFrame, axes: List[str], caption: str) -> None:
+    """Mean and 95% CI per grid point, entity and metric, on standard output."""
+    out = Table(*axes, "entity", "metric", "n", "mean", "± 95% CI", "unit", caption=caption)
+    for r in table.iter_rows(named=True):
+        out.add_row(
+            *(r[a] for a in axes),
+            r["entity"],
+            r["metric"],
+            str(r["n"]),
+            report.fmt(r["mean"]),
+            sweepplot.ci_text(r["ci95"]),
+            r["unit"],
+        )
+    console = Console()
+    if not console.is_terminal:  # a file or a pipe: no wrapping
+        console = Console(width=240)
+    console.print(out)
 
 
 @app.command()

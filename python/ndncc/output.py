@@ -9,6 +9,7 @@ the same scenario and seed give the same bytes.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -66,8 +67,14 @@ def write_json(path: Path, obj: Any) -> None:
 
 
 def write_parquet(path: Path, frame: pl.DataFrame) -> None:
-    with atomic_path(path) as tmp:
-        frame.rechunk().write_parquet(tmp, **_PARQUET_SETTINGS)
+    write_bytes(path, parquet_bytes(frame))
+
+
+def parquet_bytes(frame: pl.DataFrame) -> bytes:
+    """A table as Parquet, with the fixed settings that make equal tables give equal bytes."""
+    buf = io.BytesIO()
+    frame.rechunk().write_parquet(buf, **_PARQUET_SETTINGS)
+    return buf.getvalue()
 
 
 def sort_long(frame: pl.DataFrame) -> pl.DataFrame:
@@ -83,6 +90,13 @@ def _number(x: Optional[float]) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
+def order_summary(summary: pl.DataFrame) -> pl.DataFrame:
+    """A run's summary rows in their one order: consumers, producers, faces, the run; each by
+    entity and metric."""
+    rank = pl.col("kind").replace_strict(KIND_ORDER, range(len(KIND_ORDER)), default=len(KIND_ORDER))
+    return summary.sort([rank, pl.col("entity"), pl.col("metric")], maintain_order=True)
+
+
 def summary_rows(summary: pl.DataFrame, variant: str, paper: Optional[PaperValues] = None) -> list[dict]:
     """Turn a run's summary (entity, kind, metric, value, unit) into ``summary.json`` rows,
     consumers first, then producers, faces and the run, each by name and metric.
@@ -90,10 +104,8 @@ def summary_rows(summary: pl.DataFrame, variant: str, paper: Optional[PaperValue
     ``paper`` maps ``(flow, metric)`` to the figure the seed paper reports for it.
     """
     paper = dict(paper or {})
-    rank = pl.col("kind").replace_strict(KIND_ORDER, range(len(KIND_ORDER)), default=len(KIND_ORDER))
-    ordered = summary.sort([rank, pl.col("entity"), pl.col("metric")], maintain_order=True)
     rows = []
-    for r in ordered.iter_rows(named=True):
+    for r in order_summary(summary).iter_rows(named=True):
         key = (r["entity"], r["metric"])
         rows.append(
             {

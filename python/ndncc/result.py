@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 Selector = Union[str, Iterable[str], None]
 
-_SUMMARY_SCHEMA = {
+SUMMARY_SCHEMA = {
     "entity": pl.String,
     "kind": pl.String,
     "metric": pl.String,
@@ -66,7 +66,7 @@ class Result:
         self.scenario = scenario
         self.seed: int = raw["seed"]
         self.stats = RunStats(**raw["stats"])
-        self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=_SUMMARY_SCHEMA)
+        self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
         self._series = long_frame(raw["series"])
         self._faces = long_frame(raw["faces"])
 

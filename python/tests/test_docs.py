@@ -32,7 +32,8 @@ ALL = list(commands(typer.main.get_command(cli.app)))
 
 
 def test_the_cli_has_the_commands_the_issue_asks_for():
-    assert {path for path, _ in ALL} == {"run", "validate", "plot", "bench", "topo convert", "reproduce"}
+    expected = {"run", "validate", "plot", "bench", "topo convert", "reproduce", "sweep"}
+    assert {path for path, _ in ALL} == expected
 
 
 @pytest.mark.parametrize("path, command", ALL, ids=[p for p, _ in ALL])
