@@ -109,3 +109,31 @@ fn an_imported_topology_takes_apps_through_overrides_after_a_round_trip() {
     assert_eq!(s.simulation.duration, Duration::from_secs(120));
     assert_eq!(s.consumers().next().map(|(_, c)| c.segments), Some(Some(10_240)));
 }
+
+/// An imported topology, given a producer on `p` and a consumer on `c`, runs and delivers.
+fn imported_topology_runs(mut s: ndncc_core::scenario::Scenario, c: &str, p: &str) {
+    use ndncc_core::api::{run, RunOptions};
+    use ndncc_core::cc::window::{FixedWindowConfig, WindowConfig};
+    use ndncc_core::scenario::{AppSpec, ConsumerSpec, ProducerSpec};
+    s.apps.insert("prod".into(), AppSpec::Producer(ProducerSpec::new(p, "/world")));
+    let window = WindowConfig::Fixed(FixedWindowConfig { window: 8.0 });
+    s.apps.insert("cons".into(), AppSpec::Consumer(ConsumerSpec::with_window(c, "/world", window)));
+    s.validate().expect("a valid scenario once apps are added");
+    let out = run(&s, &RunOptions::default(), &mut |_| true).expect("runs");
+    let value = |m: &str| out.summary.iter().find(|r| r.entity == "cons" && r.metric == m).unwrap().value;
+    assert!(value("data_received") > 100.0, "{}", value("data_received"));
+    let ok = out.summary.iter().find(|r| r.metric == "conservation_ok").unwrap().value;
+    assert_eq!(ok, 1.0);
+}
+
+#[test]
+fn an_imported_ndnsim_topology_runs_once_apps_are_added() {
+    let s = import::ndnsim_topology(&fixture("six_nodes.ndnsim.txt"), "six_nodes.ndnsim.txt").unwrap();
+    imported_topology_runs(s, "c1", "p1");
+}
+
+#[test]
+fn an_imported_minindn_topology_runs_once_apps_are_added() {
+    let s = import::minindn_conf(&fixture("dumbbell.minindn.conf"), "dumbbell.minindn.conf").unwrap();
+    imported_topology_runs(s, "c2", "p2");
+}
