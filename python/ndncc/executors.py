@@ -8,6 +8,8 @@ runs finish, in whatever order they finish. A task whose execution failed outsid
 
 from __future__ import annotations
 
+import abc
+
 import concurrent.futures as cf
 import multiprocessing
 import os
@@ -31,14 +33,15 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-class Backend:
+class Backend(abc.ABC):
     """The common shape: ``capacity`` runs at once; ``results`` yields finished runs."""
 
     capacity: int = 1
     description: str = ""
 
+    @abc.abstractmethod
     def results(self, fn: Callable, tasks: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
-        raise NotImplementedError
+        """Run ``fn`` on every task; yield ``(task, outcome)`` as each finishes."""
 
     def close(self, cancel: bool = False) -> None:
         pass
