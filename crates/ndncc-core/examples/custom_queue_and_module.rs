@@ -17,7 +17,6 @@ use ndncc_core::ids::FaceId;
 use ndncc_core::module::{InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::Packet;
 use ndncc_core::queue::{AnyQueue, Dequeued, DropTailConfig, QueueConfig, QueueDisc, Verdict};
-use ndncc_core::rtt::RttConfig;
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
@@ -143,24 +142,9 @@ fn dumbbell(duration: SimDuration, bottleneck_queue: Option<AnyQueue>) -> World 
             let face = b.face_between(from, to).expect("linked");
             b.add_route(from, &prefix, face, 1);
         }
-        let producer =
-            ProducerParams { name: format!("P{i}"), payload: 1024, overhead: 64, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO };
+        let producer = ProducerParams::new(&format!("P{i}"), 1024, 64);
         b.add_producer(p, &prefix, producer);
-        let consumer = ConsumerParams {
-            name: format!("C{i}"),
-            prefix: Default::default(),
-            interest_size: 40,
-            payload: 1024,
-            lifetime: SimDuration::from_secs(2),
-            retransmit: true,
-            max_retransmissions: 0,
-            timeout_check: SimDuration::from_millis(50),
-            rto_per_interest: false,
-            segments: None,
-            rtt: RttConfig::default(),
-            interest_bucket: 0,
-            smoothing: false,
-        };
+        let consumer = ConsumerParams::new(&format!("C{i}"));
         b.add_consumer(c, &prefix, consumer, Controller::Window(pcon.build()), SimTime::ZERO, None);
     }
     let mut world = b.build();

@@ -25,7 +25,6 @@ use ndncc_core::cc::window::recovery::RecoveryPoint;
 use ndncc_core::cc::window::{AimdConfig, WindowConfig};
 use ndncc_core::cc::{DataEvent, LossEvent, NackAction, WindowControl};
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
-use ndncc_core::rtt::RttConfig;
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
@@ -188,24 +187,9 @@ fn dumbbell(duration: SimDuration, make: &dyn Fn() -> Box<dyn WindowControl>) ->
             let face = b.face_between(from, to).expect("linked");
             b.add_route(from, &prefix, face, 1);
         }
-        let producer =
-            ProducerParams { name: format!("P{i}"), payload: 1024, overhead: 64, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO };
+        let producer = ProducerParams::new(&format!("P{i}"), 1024, 64);
         b.add_producer(p, &prefix, producer);
-        let consumer = ConsumerParams {
-            name: format!("C{i}"),
-            prefix: Default::default(),
-            interest_size: 40,
-            payload: 1024,
-            lifetime: SimDuration::from_secs(2),
-            retransmit: true,
-            max_retransmissions: 0,
-            timeout_check: SimDuration::from_millis(50),
-            rto_per_interest: false,
-            segments: None,
-            rtt: RttConfig::default(),
-            interest_bucket: 0,
-            smoothing: false,
-        };
+        let consumer = ConsumerParams::new(&format!("C{i}"));
         b.add_consumer(c, &prefix, consumer, Controller::Window(make()), SimTime::ZERO, None);
     }
     b.build()

@@ -9,7 +9,6 @@
 use crate::app::{ConsumerParams, Controller, ProducerParams};
 use crate::cc::window::{FixedWindow, FixedWindowConfig};
 use crate::queue::{DropTailConfig, QueueConfig};
-use crate::rtt::RttConfig;
 use crate::time::{SimDuration, SimTime};
 use crate::world::builder::FaceSelection;
 use crate::world::{LinkParams, World, WorldBuilder};
@@ -50,23 +49,9 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
         b.add_producer(
             p,
             &prefix,
-            ProducerParams { name: format!("P{}", i + 1), payload: PAYLOAD, overhead: OVERHEAD, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO },
+            ProducerParams::new(&format!("P{}", i + 1), PAYLOAD, OVERHEAD),
         );
-        let params = ConsumerParams {
-            name: format!("C{}", i + 1),
-            prefix: Default::default(),
-            interest_size: 40,
-            payload: PAYLOAD,
-            lifetime: SimDuration::from_secs(2),
-            retransmit: true,
-            max_retransmissions: 0,
-            timeout_check: SimDuration::from_millis(50),
-            rto_per_interest: false,
-            segments: None,
-            rtt: RttConfig::default(),
-            interest_bucket: 0,
-            smoothing: false,
-        };
+        let params = ConsumerParams { payload: PAYLOAD, ..ConsumerParams::new(&format!("C{}", i + 1)) };
         let ctl = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window })));
         b.add_consumer(c, &prefix, params, ctl, SimTime::ZERO, None);
     }

@@ -35,7 +35,6 @@ use ndncc_core::module::mircc::{Mircc, MirccConfig};
 use ndncc_core::module::RouterModule;
 use ndncc_core::queue::token_bucket::ShaperConfig;
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
-use ndncc_core::rtt::RttConfig;
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::{Bytes, Duration};
 use ndncc_core::world::builder::FaceSelection;
@@ -114,21 +113,7 @@ fn controller(scheme: Scheme) -> Controller {
 }
 
 fn consumer(name: &str, smoothing: bool) -> ConsumerParams {
-    ConsumerParams {
-        name: name.into(),
-        prefix: Default::default(),
-        interest_size: 40,
-        payload: 1200,
-        lifetime: SimDuration::from_secs(2),
-        retransmit: false,
-        max_retransmissions: 0,
-        timeout_check: SimDuration::from_millis(50),
-        rto_per_interest: false,
-        segments: None,
-        rtt: RttConfig::default(),
-        interest_bucket: 200,
-        smoothing,
-    }
+    ConsumerParams { payload: 1200, retransmit: false, interest_bucket: 200, smoothing, ..ConsumerParams::new(name) }
 }
 
 fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
@@ -158,7 +143,7 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
     }
     for (node, name, prefix) in [(p1, "P1", "/p1"), (p2, "P2", "/p2")] {
         let params =
-            ProducerParams { name: name.into(), payload: 1200, overhead: 50, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO };
+            ProducerParams::new(name, 1200, 50);
         b.add_producer(node, prefix, params);
     }
     let s = SimTime::from_secs_f64;

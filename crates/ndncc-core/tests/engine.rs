@@ -5,7 +5,6 @@ use ndncc_core::cc::window::{FixedWindow, FixedWindowConfig};
 use ndncc_core::loss::LossConfig;
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::rng::{stable_hash, stream};
-use ndncc_core::rtt::RttConfig;
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::Fraction;
 use ndncc_core::world::builder::FaceSelection;
@@ -13,21 +12,7 @@ use ndncc_core::world::{LinkParams, World, WorldBuilder};
 use rand::Rng;
 
 fn consumer(name: &str, segments: Option<u64>) -> ConsumerParams {
-    ConsumerParams {
-        name: name.into(),
-        prefix: Default::default(),
-        interest_size: 40,
-        payload: 1000,
-        lifetime: SimDuration::from_secs(2),
-        retransmit: true,
-        max_retransmissions: 0,
-        timeout_check: SimDuration::from_millis(50),
-        rto_per_interest: false,
-        segments,
-        rtt: RttConfig::default(),
-        interest_bucket: 0,
-        smoothing: false,
-    }
+    ConsumerParams { payload: 1000, segments, ..ConsumerParams::new(name) }
 }
 
 fn fixed(w: f64) -> Controller {
@@ -35,7 +20,7 @@ fn fixed(w: f64) -> Controller {
 }
 
 fn producer(name: &str) -> ProducerParams {
-    ProducerParams { name: name.into(), payload: 1000, overhead: 50, processing_delay: SimDuration::ZERO, freshness: SimDuration::ZERO }
+    ProducerParams::new(name, 1000, 50)
 }
 
 fn droptail(n: usize) -> QueueConfig {

@@ -20,6 +20,19 @@ pub struct ProducerParams {
     pub freshness: SimDuration,
 }
 
+impl ProducerParams {
+    /// A producer answering at once with never-stale Data of `payload` + `overhead` bytes.
+    pub fn new(name: &str, payload: u32, overhead: u32) -> ProducerParams {
+        ProducerParams {
+            name: name.to_owned(),
+            payload,
+            overhead,
+            processing_delay: SimDuration::ZERO,
+            freshness: SimDuration::ZERO,
+        }
+    }
+}
+
 pub struct Producer {
     p: ProducerParams,
     /// Data waiting out the processing delay, in the order they become ready.

@@ -11,7 +11,7 @@ use crate::forwarder::strategy::{FaceList, StrategyCtx};
 use crate::ids::{FaceId, NodeId};
 use crate::module::{InterestVerdict, ModuleCtx};
 use crate::packet::{NackReason, Packet, PacketKind};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
 
 /// PIT sweeps are rounded up to this grain so a busy node sweeps at most once per grain. An
 /// entry past its expiry is also expired on lookup, so the grain only delays the strategy's
@@ -317,6 +317,3 @@ impl World {
         n.strategy.get().on_pit_expired(&mut ctx, &out_faces, e.fib_entry);
     }
 }
-
-#[allow(dead_code)]
-fn _assert_time_type(_: SimTime) {}

@@ -361,10 +361,9 @@ impl World {
 
     /// The per-run summary: apps, faces with traffic, nodes, run.
     pub fn summary(&self) -> Vec<SummaryRow> {
-        let end = self.now().min(self.end).max(self.end);
         let mut out = Vec::new();
         for a in &self.apps {
-            a.app.summary(end, &mut out);
+            a.app.summary(self.end, &mut out);
         }
         let secs = self.end.as_secs_f64();
         for f in &self.faces {

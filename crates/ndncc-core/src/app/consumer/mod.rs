@@ -73,6 +73,29 @@ pub struct ConsumerParams {
     pub smoothing: bool,
 }
 
+impl ConsumerParams {
+    /// A consumer called `name` with the defaults a scenario file gets (40 B Interests, 1,024 B
+    /// payload, 2 s lifetime, retransmission on, timers polled every 50 ms, ndnSIM's RTO), except
+    /// `interest_bucket` = 0 (unlimited). `prefix` is set when the consumer is added to a world.
+    pub fn new(name: &str) -> ConsumerParams {
+        ConsumerParams {
+            name: name.to_owned(),
+            prefix: NameId::default(),
+            interest_size: 40,
+            payload: 1024,
+            lifetime: SimDuration::from_secs(2),
+            retransmit: true,
+            max_retransmissions: 0,
+            timeout_check: SimDuration::from_millis(50),
+            rto_per_interest: false,
+            segments: None,
+            rtt: RttConfig::default(),
+            interest_bucket: 0,
+            smoothing: false,
+        }
+    }
+}
+
 pub enum Controller {
     Window(Box<dyn WindowControl>),
     Rate(Box<dyn RateControl>),
@@ -633,21 +656,7 @@ mod tests {
     use crate::rng::stream;
 
     fn params(bucket: usize, smoothing: bool) -> ConsumerParams {
-        ConsumerParams {
-            name: "C".into(),
-            prefix: NameId(0),
-            interest_size: 40,
-            payload: 1200,
-            lifetime: SimDuration::from_secs(2),
-            retransmit: false,
-            max_retransmissions: 0,
-            timeout_check: SimDuration::from_millis(50),
-            rto_per_interest: false,
-            segments: None,
-            rtt: RttConfig::default(),
-            interest_bucket: bucket,
-            smoothing,
-        }
+        ConsumerParams { payload: 1200, retransmit: false, interest_bucket: bucket, smoothing, ..ConsumerParams::new("C") }
     }
 
     fn consumer(rate: f64, bucket: usize, smoothing: bool, rec: &mut Recorder) -> Consumer {
