@@ -24,3 +24,26 @@ impl RouterModule for StaticRateStamp {
         data.rate = data.rate.min(self.rate);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::face::Face;
+    use crate::ids::{FaceId, NameId, NodeId};
+    use crate::packet::Name;
+    use crate::time::SimTime;
+
+    #[test]
+    fn a_stamp_is_lowered_to_the_rate_and_never_raised() {
+        let mut m = StaticRateStamp::new(600.0);
+        let mut faces: Vec<Face> = Vec::new();
+        let mut ctx = ModuleCtx { now: SimTime::ZERO, node: NodeId(0), node_faces: &[], faces: &mut faces };
+        let i = Packet::interest(Name { prefix: NameId(0), seg: 0 }, 40, 1, 0);
+        let mut unstamped = Packet::data_for(&i, 1000);
+        m.on_data_out(&mut ctx, FaceId(0), FaceId(1), &mut unstamped);
+        assert_eq!(unstamped.rate, 600.0);
+        let mut lower = Packet { rate: 250.0, ..unstamped };
+        m.on_data_out(&mut ctx, FaceId(0), FaceId(1), &mut lower);
+        assert_eq!(lower.rate, 250.0);
+    }
+}

@@ -721,4 +721,23 @@ mod tests {
         assert_eq!((c.c.data_received, c.c.late_data, c.c.lost_segments), (1, 1, 0));
         assert!(c.conservation().unwrap().holds());
     }
+
+    #[test]
+    fn a_burst_of_timeouts_backs_off_once_per_timeout_once_per_check_or_never() {
+        // A fixed window of 4 sends segs 0..3 at t = 0 and nothing answers them. Before any RTT
+        // sample the RTO is the initial 1 s, so the first check after 1 s (polled every 50 ms:
+        // 1,050 ms) times out all four. Per timeout: 1 s × 2^4 = 16 s; per check: 2 s; none: 1 s.
+        use crate::cc::window::{FixedWindow, FixedWindowConfig};
+        use crate::rtt::Backoff;
+        for (policy, rto_ms) in [(Backoff::PerTimeout, 16_000), (Backoff::PerCheck, 2_000), (Backoff::None, 1_000)] {
+            let mut rec = Recorder::new(false);
+            let p = ConsumerParams { rtt: RttConfig { backoff: policy, ..RttConfig::default() }, ..ConsumerParams::new("C") };
+            let ctl = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window: 4.0 })));
+            let mut c = Consumer::new(p, ctl, stream(1, "c"), &mut rec);
+            assert_eq!(at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx)).len(), 4);
+            at(&mut c, &mut rec, 1050, |c, ctx| c.on_wake(ctx));
+            assert_eq!(c.c.timeouts, 4, "{policy:?}");
+            assert_eq!(c.rtt.rto(), SimDuration::from_millis(rto_ms), "{policy:?}");
+        }
+    }
 }
