@@ -21,7 +21,8 @@ pub enum ModuleConfig {
 impl ModuleConfig {
     pub fn validate(&self) -> Result<(), String> {
         match self {
-            ModuleConfig::StaticRateStamp { rate } if !(*rate > 0.0) => {
+            // Written so that NaN is rejected too.
+            ModuleConfig::StaticRateStamp { rate } if !rate.is_finite() || *rate <= 0.0 => {
                 Err(format!("static-rate-stamp: rate must be > 0 (got {rate})"))
             }
             ModuleConfig::StaticRateStamp { .. } => Ok(()),

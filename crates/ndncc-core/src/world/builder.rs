@@ -154,7 +154,7 @@ impl WorldBuilder {
             None => None,
         };
         let underlay = match p.underlay {
-            Some((bps, _)) if bps == 0 => return Err(format!("link {name}: underlay bandwidth must be > 0")),
+            Some((0, _)) => return Err(format!("link {name}: underlay bandwidth must be > 0")),
             Some((bandwidth_bps, limit_packets)) => {
                 Some(Underlay { bandwidth_bps, limit_packets: limit_packets.max(1), departures: VecDeque::new() })
             }
