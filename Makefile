@@ -8,7 +8,7 @@ STAMP := $(VENV)/.ndncc-setup
 RESULTS ?= results
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test lint bench clean
 
 setup: $(STAMP)
 
@@ -22,7 +22,14 @@ $(STAMP): pyproject.toml $(RUST_SOURCES)
 run: setup
 	$(BIN)/ndncc reproduce all --out $(RESULTS)
 
-test: setup
+# Formatting and lints first: they are quick and fail fast.
+lint: setup
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --release -- -D warnings
+	$(BIN)/ruff check python
+	$(BIN)/ruff format --check python
+
+test: lint
 	cargo test --workspace --release
 	$(BIN)/python -m pytest -q
 

@@ -9,7 +9,6 @@ runs finish, in whatever order they finish. A task whose execution failed outsid
 from __future__ import annotations
 
 import abc
-
 import concurrent.futures as cf
 import multiprocessing
 import os
@@ -43,7 +42,7 @@ class Backend(abc.ABC):
     def results(self, fn: Callable, tasks: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
         """Run ``fn`` on every task; yield ``(task, outcome)`` as each finishes."""
 
-    def close(self, cancel: bool = False) -> None:
+    def close(self, cancel: bool = False) -> None:  # noqa: B027 (optional hook: most backends hold nothing)
         pass
 
 

@@ -133,7 +133,14 @@ def experiment_report(
         comparison = comparison_table(rows)
         if comparison:
             parts += ["## Ours vs seed", "", comparison, ""]
-        parts += ["## Headline figures", "", head, "", f"Every figure of every run: [`{output.SUMMARY}`]({output.SUMMARY}).", ""]
+        parts += [
+            "## Headline figures",
+            "",
+            head,
+            "",
+            f"Every figure of every run: [`{output.SUMMARY}`]({output.SUMMARY}).",
+            "",
+        ]
     else:
         parts += _tables(rows)
     pictures = sorted(p.name for p in out_dir.glob("*.png"))

@@ -41,7 +41,9 @@ def test_e1_quick_loss_grows_with_the_tick_and_smoothing_cuts_it(tmp_path):
             rows, f"tick={ms}ms,original", "C1", "loss_rate"
         )
     assert _value(rows, "tick=250ms,original", "C2", "loss_rate") is not None
-    assert [r["paper"] for r in rows if r["variant"] == "tick=750ms,original" and r["metric"] == "loss_rate"] == [
+    assert [
+        r["paper"] for r in rows if r["variant"] == "tick=750ms,original" and r["metric"] == "loss_rate"
+    ] == [
         0.704,
         0.712,
     ]

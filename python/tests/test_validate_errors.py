@@ -55,7 +55,7 @@ CASES = [
     (6, 'bandwidth = "10MBps"', 6, "bandwidth"),
     (6, 'bandwidth = "fast"', 6, "bandwidth"),
     (7, "delay = 5", 7, "delay"),
-    (11, "R = { clock_tick = \"-1ms\" }", 11, "nodes.R.clock_tick"),
+    (11, 'R = { clock_tick = "-1ms" }', 11, "nodes.R.clock_tick"),
     (11, "R = { cache = 10 }", 11, "nodes.R.cache"),
     (14, "[links.C-X]", 14, "links.C-X"),
     (15, 'queue = { type = "codle" }', 15, "links.C-R.queue.type"),

@@ -21,7 +21,12 @@ fn main() {
     match run(&sc, &RunOptions::default(), &mut |_| true) {
         Ok(out) => {
             for r in &out.summary {
-                if r.kind == "consumer" || (r.kind == "face" && (r.metric == "utilisation" || r.metric.starts_with("drops") || r.metric == "marks")) && r.value != 0.0 || r.kind == "run" {
+                if r.kind == "consumer"
+                    || (r.kind == "face"
+                        && (r.metric == "utilisation" || r.metric.starts_with("drops") || r.metric == "marks"))
+                        && r.value != 0.0
+                    || r.kind == "run"
+                {
                     println!("{:<10} {:<20} {:>14.4} {}", r.entity, r.metric, r.value, r.unit);
                 }
             }
@@ -31,14 +36,19 @@ fn main() {
                     let Some((ent, met)) = item.split_once(':') else { continue };
                     for table in [&out.series, &out.faces] {
                         for i in 0..table.len() {
-                            if table.entities[table.entity[i] as usize] == ent && table.metrics[table.metric[i] as usize] == met {
+                            if table.entities[table.entity[i] as usize] == ent
+                                && table.metrics[table.metric[i] as usize] == met
+                            {
                                 println!("{ent} {met} {:.3} {}", table.t[i], table.value[i]);
                             }
                         }
                     }
                 }
             }
-            println!("wall {:.3}s, {} events, {} hops", out.stats.wall_seconds, out.stats.events, out.stats.packet_hops);
+            println!(
+                "wall {:.3}s, {} events, {} hops",
+                out.stats.wall_seconds, out.stats.events, out.stats.packet_hops
+            );
         }
         Err(e) => {
             eprintln!("error: {e}");

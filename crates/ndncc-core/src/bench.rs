@@ -46,11 +46,7 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
         b.add_route(c, &prefix, f_c, 1);
         b.add_route(r1, &prefix, f_r1, 1);
         b.add_route(r2, &prefix, f_r2, 1);
-        b.add_producer(
-            p,
-            &prefix,
-            ProducerParams::new(&format!("P{}", i + 1), PAYLOAD, OVERHEAD),
-        );
+        b.add_producer(p, &prefix, ProducerParams::new(&format!("P{}", i + 1), PAYLOAD, OVERHEAD));
         let params = ConsumerParams { payload: PAYLOAD, ..ConsumerParams::new(&format!("C{}", i + 1)) };
         let ctl = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window })));
         b.add_consumer(c, &prefix, params, ctl, SimTime::ZERO, None);

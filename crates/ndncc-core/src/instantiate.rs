@@ -6,8 +6,8 @@ use crate::forwarder::strategy::AnyStrategy;
 use crate::ids::NodeId;
 use crate::queue::token_bucket::ShaperConfig;
 use crate::routing::Graph;
-use crate::scenario::{AppSpec, Control, Dir, RoutingMetric, RoutingMode, Scenario, ShaperSpec};
 use crate::scenario::FaceSelection as SpecFaces;
+use crate::scenario::{AppSpec, Control, Dir, RoutingMetric, RoutingMode, Scenario, ShaperSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::world::builder::FaceSelection;
 use crate::world::{LinkParams, World, WorldBuilder};
@@ -137,9 +137,9 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
             (Some(x), Some(y)) => (x, y),
             _ => return Err(err(format!("route {} {}", r.node, r.prefix), "unknown node")),
         };
-        let face = b
-            .face_between(from, to)
-            .ok_or_else(|| err(format!("route {} {}", r.node, r.prefix), format!("{} is not a neighbour of {}", r.nexthop, r.node)))?;
+        let face = b.face_between(from, to).ok_or_else(|| {
+            err(format!("route {} {}", r.node, r.prefix), format!("{} is not a neighbour of {}", r.nexthop, r.node))
+        })?;
         b.add_route(from, &r.prefix, face, r.cost as u64);
     }
 

@@ -82,7 +82,9 @@ impl LossConfig {
 #[derive(Clone, Debug)]
 pub enum LossModel {
     None,
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
     GilbertElliott {
         p_good_to_bad: f64,
         p_bad_to_good: f64,

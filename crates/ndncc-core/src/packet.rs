@@ -91,15 +91,7 @@ impl Packet {
 
     /// A Data answering `interest`, never stale.
     pub fn data_for(interest: &Packet, size: u32) -> Packet {
-        Packet {
-            kind: PacketKind::Data,
-            size,
-            mark: 0,
-            rate: f64::INFINITY,
-            hops: 0,
-            lifetime_ns: 0,
-            ..*interest
-        }
+        Packet { kind: PacketKind::Data, size, mark: 0, rate: f64::INFINITY, hops: 0, lifetime_ns: 0, ..*interest }
     }
 
     /// The freshness period of a Data (zero = never stale).

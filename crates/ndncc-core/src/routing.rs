@@ -50,10 +50,8 @@ impl Graph {
     /// Next hops of `u` towards the sources given `dist`: (neighbour, edge, path cost through
     /// it), cheapest first (ties by edge index). With `all = false` only the cheapest one.
     pub fn next_hops(&self, u: usize, dist: &[Option<u64>], all: bool) -> Vec<(usize, usize, u64)> {
-        let mut hops: Vec<(usize, usize, u64)> = self.adjacency[u]
-            .iter()
-            .filter_map(|&(v, w, e)| dist[v].map(|d| (v, e, d.saturating_add(w))))
-            .collect();
+        let mut hops: Vec<(usize, usize, u64)> =
+            self.adjacency[u].iter().filter_map(|&(v, w, e)| dist[v].map(|d| (v, e, d.saturating_add(w)))).collect();
         hops.sort_by_key(|&(_, e, c)| (c, e));
         if !all {
             hops.truncate(1);

@@ -142,8 +142,7 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
         b.add_module(node, module(scheme, tick));
     }
     for (node, name, prefix) in [(p1, "P1", "/p1"), (p2, "P2", "/p2")] {
-        let params =
-            ProducerParams::new(name, 1200, 50);
+        let params = ProducerParams::new(name, 1200, 50);
         b.add_producer(node, prefix, params);
     }
     let s = SimTime::from_secs_f64;

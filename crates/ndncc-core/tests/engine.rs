@@ -161,7 +161,14 @@ fn random_world(seed: u64) -> World {
         let at = g.gen_range(0..pn.max(1));
         let segs = if g.gen_bool(0.5) { Some(g.gen_range(10..400)) } else { None };
         let start = SimTime::from_secs_f64(g.gen_range(0.0..1.0));
-        b.add_consumer(nodes[at], "/data", consumer(&format!("C{k}"), segs), fixed(g.gen_range(1..30) as f64), start, None);
+        b.add_consumer(
+            nodes[at],
+            "/data",
+            consumer(&format!("C{k}"), segs),
+            fixed(g.gen_range(1..30) as f64),
+            start,
+            None,
+        );
     }
     b.build()
 }
@@ -273,8 +280,9 @@ fn a_hidden_underlay_caps_goodput_at_its_capacity_and_drops_its_overflow() {
     let mut b = WorldBuilder::new(1, SimDuration::from_secs(10));
     let c = b.add_node("C");
     let r = b.add_node("R");
-    let overlay = LinkParams { underlay: Some((10_000_000, 20)), ..LinkParams::new(20_000_000, SimDuration::from_millis(5)) }
-        .with_queue(droptail(1000));
+    let overlay =
+        LinkParams { underlay: Some((10_000_000, 20)), ..LinkParams::new(20_000_000, SimDuration::from_millis(5)) }
+            .with_queue(droptail(1000));
     let plain = LinkParams::new(20_000_000, SimDuration::from_millis(5)).with_queue(droptail(1000));
     b.add_link("C-R", c, r, plain, overlay).unwrap();
     let f = b.face_between(c, r).unwrap();

@@ -104,4 +104,3 @@ fn a_progress_callback_returning_false_interrupts_the_run() {
     });
     assert!(matches!(r, Err(ndncc_core::api::Error::Interrupted)));
 }
-

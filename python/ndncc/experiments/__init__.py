@@ -106,8 +106,9 @@ def run(
     rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
     output.write_summary(folder / output.SUMMARY, rows)
     output.write_text(
-        folder / output.REPORT, report.experiment_report(
+        folder / output.REPORT,
+        report.experiment_report(
             experiment.name, experiment.title, rows, folder, experiment.headline, experiment.headline_flows
-        )
+        ),
     )
     return rows

@@ -33,7 +33,9 @@ class Variant:
     note: str = ""
 
 
-def row(variant: str, flow: str, metric: str, value: Optional[float], unit: str, paper: Optional[float] = None) -> dict:
+def row(
+    variant: str, flow: str, metric: str, value: Optional[float], unit: str, paper: Optional[float] = None
+) -> dict:
     """One ``summary.json`` row."""
     return {"variant": variant, "flow": flow, "metric": metric, "value": value, "paper": paper, "unit": unit}
 
@@ -57,7 +59,11 @@ def run_variants(
         paper_for_summary = {k: p for k, p in v.paper.items() if k not in derived_keys}
         present = {(e, m) for e, m in res.summary.select("entity", "metric").iter_rows()}
         missing = {k: p for k, p in paper_for_summary.items() if k not in present}
-        rows += res.save(folder / v.name, variant=v.name, paper={k: p for k, p in paper_for_summary.items() if k in present})
+        rows += res.save(
+            folder / v.name,
+            variant=v.name,
+            paper={k: p for k, p in paper_for_summary.items() if k in present},
+        )
         for r in derived:
             r["paper"] = v.paper.get((r["flow"], r["metric"]), r.get("paper"))
         rows += derived
@@ -113,6 +119,6 @@ def num(x: Optional[float], digits: int = 3) -> str:
     """A number for prose: ``digits`` significant digits, "n/a" when undefined."""
     if x is None:
         return "n/a"
-    if abs(x) >= 10 ** digits:
+    if abs(x) >= 10**digits:
         return f"{x:,.0f}"
     return f"{x:.{digits}g}"

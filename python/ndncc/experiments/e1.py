@@ -77,7 +77,9 @@ def _beta(b: float) -> tuple[str, ...]:
 
 
 SENSITIVITY = [
-    Variant(f"tick=100ms,original,beta={b}", SCENARIO, _tick(100) + _beta(b), {}, f"MIRCC with a fixed beta = {b}")
+    Variant(
+        f"tick=100ms,original,beta={b}", SCENARIO, _tick(100) + _beta(b), {}, f"MIRCC with a fixed beta = {b}"
+    )
     for b in (0.0, 0.25, 0.5, 1.0, 2.0)
 ]
 
@@ -157,7 +159,12 @@ def _figure(results: dict[str, Result], path: Path, loss: bool) -> None:
 HEADLINE = ("loss_rate", "mean_rate_pps", "mean_rate_alone_pps")
 
 
-@register("e1", "MIRCC under coarse-grained clocks and Interest-sending smoothing (seed 000)", headline=HEADLINE, flows=FLOWS)
+@register(
+    "e1",
+    "MIRCC under coarse-grained clocks and Interest-sending smoothing (seed 000)",
+    headline=HEADLINE,
+    flows=FLOWS,
+)
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
     _figure(results, folder / "sending_rate.png", loss=False)

@@ -68,9 +68,21 @@ VARIANTS = [
         {},
         "idea 2: react to every 5th hole only",
     ),
-    Variant("arrival-rate", SCENARIO, _both('{type="arrival-rate"}'), {}, "idea 3: window from the Data arrival rate"),
+    Variant(
+        "arrival-rate",
+        SCENARIO,
+        _both('{type="arrival-rate"}'),
+        {},
+        "idea 3: window from the Data arrival rate",
+    ),
     Variant("aimd-queue50", SCENARIO, ("links.R1-R2.queue.packets=50",), AIMD, "bottleneck queue 50 packets"),
-    Variant("aimd-queue1000", SCENARIO, ("links.R1-R2.queue.packets=1000",), AIMD, "bottleneck queue 1,000 packets"),
+    Variant(
+        "aimd-queue1000",
+        SCENARIO,
+        ("links.R1-R2.queue.packets=1000",),
+        AIMD,
+        "bottleneck queue 1,000 packets",
+    ),
     Variant(
         "reno-hole-queue50",
         SCENARIO,
@@ -134,7 +146,12 @@ def _derived(res, v: Variant) -> list[dict]:
 HEADLINE = ("download_time_s", "throughput_kbps", "loss_rate", "timeouts", "retransmissions")
 
 
-@register("e3", "AIMD and Reno-like consumers on a lossy dumbbell (seed 002, Mini-NDN)", headline=HEADLINE, flows=FLOWS)
+@register(
+    "e3",
+    "AIMD and Reno-like consumers on a lossy dumbbell (seed 002, Mini-NDN)",
+    headline=HEADLINE,
+    flows=FLOWS,
+)
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
     _window_figure(results, folder / "window.png")
@@ -188,4 +205,3 @@ def notes(rows: list[dict]) -> str:
         *[f"- `{v.name}`: {v.note}" for v in VARIANTS],
     ]
     return "\n".join(lines) + "\n"
-

@@ -13,9 +13,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .. import Result, plots  # noqa: E402
+from .. import (  # noqa: E402
+    Result,
+    output,  # noqa: E402
+    plots,
+)
 from . import Progress, register  # noqa: E402
-from .. import output  # noqa: E402
 from ._variants import (  # noqa: E402
     Variant,
     events,
@@ -83,7 +86,9 @@ VARIANTS = [
         "sensitivity: the RTO doubles once per timer check instead of once per timed-out Interest",
     ),
     Variant("ndnsim-aimd", "e4-ndnsim.toml", (), {("C", "timeouts"): 0.0}, "ndnSIM 2.8 set-up, PCON-AIMD"),
-    Variant("ndnsim-cubic", "e4-ndnsim.toml", (CUBIC,), {("C", "timeouts"): 0.0}, "ndnSIM 2.8 set-up, PCON-CUBIC"),
+    Variant(
+        "ndnsim-cubic", "e4-ndnsim.toml", (CUBIC,), {("C", "timeouts"): 0.0}, "ndnSIM 2.8 set-up, PCON-CUBIC"
+    ),
     Variant("ndnsim-aimd-2", "e4-ndnsim-2.toml", (), {}, "ndnSIM 2.8 set-up, two PCON-AIMD consumers"),
     Variant(
         "ndnsim-cubic-2",
@@ -105,10 +110,20 @@ def _derived(res: Result, v: Variant) -> list[dict]:
     out = []
     for flow in ("C", "C2"):
         if res.summary.filter(res.summary["entity"] == flow).height:
-            out.append(row(v.name, flow, "sawtooth_period_s", sawtooth_period(res, flow, SAWTOOTH_AFTER_S), "s"))
+            out.append(
+                row(v.name, flow, "sawtooth_period_s", sawtooth_period(res, flow, SAWTOOTH_AFTER_S), "s")
+            )
     late = events(res, "C", "timeout").filter(events(res, "C", "timeout")["t"] > LATE_S).height
     out.append(row(v.name, "C", "timeouts_after_15s", float(late), "events"))
-    out.append(row(v.name, "bottleneck", "mean_queue_packets", mean_face_series(res, BOTTLENECK, "queue_packets"), "packets"))
+    out.append(
+        row(
+            v.name,
+            "bottleneck",
+            "mean_queue_packets",
+            mean_face_series(res, BOTTLENECK, "queue_packets"),
+            "packets",
+        )
+    )
     # The bottleneck is the Data direction of the 50 Mbps link.
     out.append(row(v.name, "bottleneck", "utilisation", face_value(res, BOTTLENECK, "utilisation"), "ratio"))
     out.append(row(v.name, "bottleneck", "marks", face_value(res, BOTTLENECK, "marks"), "packets"))
@@ -139,7 +154,12 @@ def _figure(results: dict[str, Result], path: Path) -> None:
 HEADLINE = ("throughput_kbps", "timeouts", "marks", "sawtooth_period_s", "mean_queue_packets", "utilisation")
 
 
-@register("e4", "ConsumerWindow vs improved window vs PCON (seed 003, 6th NDN Hackathon)", headline=HEADLINE, flows=("C", "C2", "bottleneck"))
+@register(
+    "e4",
+    "ConsumerWindow vs improved window vs PCON (seed 003, 6th NDN Hackathon)",
+    headline=HEADLINE,
+    flows=("C", "C2", "bottleneck"),
+)
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
     _figure(results, folder / "window_queue.png")

@@ -36,7 +36,11 @@ impl Fib {
         let idx = match self.entries.iter().position(|e| e.comps == comps) {
             Some(i) => i,
             None => {
-                self.entries.push(FibEntry { prefix: crate::names::canonical(prefix), comps, nexthops: SmallVec::new() });
+                self.entries.push(FibEntry {
+                    prefix: crate::names::canonical(prefix),
+                    comps,
+                    nexthops: SmallVec::new(),
+                });
                 self.entries.len() - 1
             }
         };

@@ -175,7 +175,14 @@ impl WorldBuilder {
     }
 
     /// A full-duplex link between `a` and `b`; `ab` configures the a→b direction.
-    pub fn add_link(&mut self, name: &str, a: NodeId, b: NodeId, ab: LinkParams, ba: LinkParams) -> Result<LinkId, String> {
+    pub fn add_link(
+        &mut self,
+        name: &str,
+        a: NodeId,
+        b: NodeId,
+        ab: LinkParams,
+        ba: LinkParams,
+    ) -> Result<LinkId, String> {
         if a == b {
             return Err(format!("link {name}: both ends are node {}", self.nodes[a.idx()].name));
         }
@@ -213,16 +220,23 @@ impl WorldBuilder {
 
     /// The face of `from` on a link to `to` (the first, if several).
     pub fn face_between(&self, from: NodeId, to: NodeId) -> Option<FaceId> {
-        self.nodes[from.idx()].faces.iter().copied().find(|f| {
-            matches!(self.faces[f.idx()].kind, FaceKind::Link { peer, .. } if self.faces[peer.idx()].node == to)
-        })
+        self.nodes[from.idx()].faces.iter().copied().find(
+            |f| matches!(self.faces[f.idx()].kind, FaceKind::Link { peer, .. } if self.faces[peer.idx()].node == to),
+        )
     }
 
     pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
         self.nodes[node.idx()].fib.add_route(prefix, face, cost);
     }
 
-    fn add_app(&mut self, name: &str, node: NodeId, app: Box<dyn Application>, start: SimTime, stop: Option<SimTime>) -> (AppId, FaceId) {
+    fn add_app(
+        &mut self,
+        name: &str,
+        node: NodeId,
+        app: Box<dyn Application>,
+        start: SimTime,
+        stop: Option<SimTime>,
+    ) -> (AppId, FaceId) {
         let id = AppId(self.apps.len() as u32);
         let face = FaceId(self.faces.len() as u32);
         self.faces.push(Face {
@@ -266,7 +280,14 @@ impl WorldBuilder {
     }
 
     /// Any application (a user plug-in).
-    pub fn add_application(&mut self, name: &str, node: NodeId, app: Box<dyn Application>, start: SimTime, stop: Option<SimTime>) -> AppId {
+    pub fn add_application(
+        &mut self,
+        name: &str,
+        node: NodeId,
+        app: Box<dyn Application>,
+        start: SimTime,
+        stop: Option<SimTime>,
+    ) -> AppId {
         self.add_app(name, node, app, start, stop).0
     }
 

@@ -93,7 +93,14 @@ impl World {
         } else {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: pkt.nonce, expiry });
-            let entry = PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry: None, interest: pkt };
+            let entry = PitEntry {
+                in_records,
+                out_records: SmallVec::new(),
+                expiry,
+                marked: false,
+                fib_entry: None,
+                interest: pkt,
+            };
             n.pit.insert(name, entry);
             self.ensure_pit_sweep(node);
         }
@@ -105,7 +112,8 @@ impl World {
         if let Some(e) = n.pit.get_mut(&name) {
             e.fib_entry = Some(fe);
         }
-        let nexthops: SmallVec<[NextHop; 4]> = n.fib.entry(fe).nexthops.iter().filter(|h| h.face != in_face).copied().collect();
+        let nexthops: SmallVec<[NextHop; 4]> =
+            n.fib.entry(fe).nexthops.iter().filter(|h| h.face != in_face).copied().collect();
         let mut out = FaceList::new();
         {
             let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
@@ -248,7 +256,9 @@ impl World {
                 .entry(fe)
                 .nexthops
                 .iter()
-                .filter(|h| !e.out_records.iter().any(|o| o.face == h.face) && !e.in_records.iter().any(|i| i.face == h.face))
+                .filter(|h| {
+                    !e.out_records.iter().any(|o| o.face == h.face) && !e.in_records.iter().any(|i| i.face == h.face)
+                })
                 .copied()
                 .collect(),
             None => SmallVec::new(),

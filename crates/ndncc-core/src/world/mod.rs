@@ -31,19 +31,38 @@ use crate::time::{SimDuration, SimTime};
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// The transmitter of `face` finished a packet and may start the next.
-    TxDone { face: FaceId },
+    TxDone {
+        face: FaceId,
+    },
     /// `packet` arrives at `face` (the receiving end of a link).
-    Arrive { face: FaceId, packet: Packet },
+    Arrive {
+        face: FaceId,
+        packet: Packet,
+    },
     /// The Interest shaper of `face` may release its head Interest.
-    ShaperWake { face: FaceId },
-    AppStart { app: AppId },
-    AppStop { app: AppId },
+    ShaperWake {
+        face: FaceId,
+    },
+    AppStart {
+        app: AppId,
+    },
+    AppStop {
+        app: AppId,
+    },
     /// A wake-up an application asked for; stale when `gen` is not the app's current one.
-    AppWake { app: AppId, gen: u32 },
+    AppWake {
+        app: AppId,
+        gen: u32,
+    },
     /// Expire PIT entries of `node`.
-    PitSweep { node: NodeId },
+    PitSweep {
+        node: NodeId,
+    },
     /// Run `on_tick` of router module `module` on `node`.
-    ModuleTick { node: NodeId, module: u32 },
+    ModuleTick {
+        node: NodeId,
+        module: u32,
+    },
     /// Record fixed-interval samples.
     Sample,
 }

@@ -83,9 +83,7 @@ impl InFlight {
     /// When the oldest transmission times out, given the current RTO.
     pub fn next_deadline(&mut self, rto: SimDuration) -> Option<SimTime> {
         self.clean_top();
-        self.timers
-            .peek()
-            .map(|Reverse((key, _, _))| if self.per_interest_rto { *key } else { *key + rto })
+        self.timers.peek().map(|Reverse((key, _, _))| if self.per_interest_rto { *key } else { *key + rto })
     }
 
     /// Remove and return one transmission whose deadline is at or before `now`.

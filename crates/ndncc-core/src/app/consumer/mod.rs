@@ -270,7 +270,8 @@ impl Consumer {
     fn send_interest(&mut self, ctx: &mut AppCtx, seq: u64, is_retx: bool) {
         let retx = self.count_sent(seq, is_retx);
         let nonce: u32 = self.rng.gen();
-        let pkt = Packet::interest(Name { prefix: self.p.prefix, seg: seq }, self.p.interest_size, nonce, self.p.lifetime.0);
+        let pkt =
+            Packet::interest(Name { prefix: self.p.prefix, seg: seq }, self.p.interest_size, nonce, self.p.lifetime.0);
         let o = Outstanding { sent_at: ctx.now, retx, order: self.order, rto: self.rtt.rto(), hole_reported: false };
         self.order += 1;
         self.inflight.insert(seq, o);
@@ -656,7 +657,13 @@ mod tests {
     use crate::rng::stream;
 
     fn params(bucket: usize, smoothing: bool) -> ConsumerParams {
-        ConsumerParams { payload: 1200, retransmit: false, interest_bucket: bucket, smoothing, ..ConsumerParams::new("C") }
+        ConsumerParams {
+            payload: 1200,
+            retransmit: false,
+            interest_bucket: bucket,
+            smoothing,
+            ..ConsumerParams::new("C")
+        }
     }
 
     fn consumer(rate: f64, bucket: usize, smoothing: bool, rec: &mut Recorder) -> Consumer {
@@ -731,7 +738,10 @@ mod tests {
         use crate::rtt::Backoff;
         for (policy, rto_ms) in [(Backoff::PerTimeout, 16_000), (Backoff::PerCheck, 2_000), (Backoff::None, 1_000)] {
             let mut rec = Recorder::new(false);
-            let p = ConsumerParams { rtt: RttConfig { backoff: policy, ..RttConfig::default() }, ..ConsumerParams::new("C") };
+            let p = ConsumerParams {
+                rtt: RttConfig { backoff: policy, ..RttConfig::default() },
+                ..ConsumerParams::new("C")
+            };
             let ctl = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window: 4.0 })));
             let mut c = Consumer::new(p, ctl, stream(1, "c"), &mut rec);
             assert_eq!(at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx)).len(), 4);

@@ -272,7 +272,7 @@ mod tests {
     fn a_window_above_the_curve_does_not_grow() {
         let mut l = after_loss();
         l.increment(12.8, &data_rtt(10_000, 0)); // epoch begins, K = 2
-        // t = 1 s, srtt 0: W_cubic(1) = 0.4·(−1)³ + 16 = 15.6
+                                                 // t = 1 s, srtt 0: W_cubic(1) = 0.4·(−1)³ + 16 = 15.6
         assert!(close(l.increment(15.0, &data_rtt(11_000, 0)), 0.04)); // 0.6/15
         assert_eq!(l.increment(15.8, &data_rtt(11_000, 0)), 0.0);
     }
