@@ -242,7 +242,8 @@ mod tests {
         let at = |world: &mut World, ms: u64, f: &mut dyn FnMut(&mut ModuleCtx)| {
             let now = SimTime(SimDuration::from_millis(ms).nanos());
             let node_faces = world.nodes[0].faces.clone();
-            let mut ctx = ModuleCtx { now, node: NodeId(0), node_faces: &node_faces, faces: &mut world.faces };
+            let (mut rng, mut actions) = (ndncc_core::rng::stream(1, "meter"), Vec::new());
+            let mut ctx = ModuleCtx::new(now, NodeId(0), &node_faces, &mut world.faces, &mut rng, &mut actions);
             f(&mut ctx);
         };
         at(&mut world, 10, &mut |ctx| {

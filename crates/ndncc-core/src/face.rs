@@ -13,6 +13,7 @@
 use std::collections::VecDeque;
 
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
+use crate::linkservice::LinkServiceSlot;
 use crate::loss::LossModel;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
@@ -33,6 +34,10 @@ pub struct FaceCounters {
     pub interests_sent: u64,
     pub data_sent: u64,
     pub nacks_sent: u64,
+    /// Bytes of IP, multicast and link-layer frames sent (NDN traffic is counted by kind above).
+    pub ip_bytes_sent: u64,
+    pub mcast_bytes_sent: u64,
+    pub link_bytes_sent: u64,
     /// Tail drops of the queue discipline.
     pub drops_queue: u64,
     /// Drops decided by an AQM (CoDel) while dequeuing.
@@ -97,6 +102,8 @@ pub struct Face {
     pub name: String,
     pub kind: FaceKind,
     pub egress: Option<Egress>,
+    /// The face's link service, between the forwarder and the queue; `None` passes through.
+    pub link_service: Option<LinkServiceSlot>,
     /// Interests sent on this face still waiting for Data or a NACK.
     pub pending_interests: u32,
     pub counters: FaceCounters,

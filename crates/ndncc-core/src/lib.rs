@@ -11,7 +11,8 @@
 //! (`event_queue`); every component draws from its own RNG stream derived from the root seed and
 //! its name (`rng`). Components live in arenas and refer to each other by typed indices (`ids`).
 //! Algorithms plug in through small traits: `cc::WindowControl`, `cc::RateControl`,
-//! `queue::QueueDisc`, `forwarder::strategy::Strategy`, `module::RouterModule`.
+//! `queue::QueueDisc`, `forwarder::strategy::Strategy`, `module::RouterModule`,
+//! `linkservice::LinkService`; `tap::PacketTap` observes every packet event.
 pub mod api;
 pub mod app;
 pub mod bench;
@@ -21,6 +22,7 @@ pub mod face;
 pub mod forwarder;
 pub mod ids;
 pub mod instantiate;
+pub mod linkservice;
 pub mod loss;
 pub mod module;
 pub mod names;
@@ -31,6 +33,7 @@ pub mod rng;
 pub mod routing;
 pub mod rtt;
 pub mod scenario;
+pub mod tap;
 pub mod time;
 pub mod units;
 pub mod world;

@@ -22,7 +22,7 @@ use ndncc_core::cc::window::{
     AimdConfig, ArrivalRateConfig, BicConfig, ConsumerWindowConfig, CubicConfig, FixedWindowConfig, PconConfig,
     PconLaw, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
 };
-use ndncc_core::forwarder::strategy::StrategyConfig;
+use ndncc_core::forwarder::strategy::{BestRouteConfig, MulticastConfig, StrategyConfig};
 use ndncc_core::loss::LossConfig;
 use ndncc_core::module::interest_limit::{InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::MirccConfig;
@@ -368,7 +368,11 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
         &|t| format!("`type = \"{t}\"`"),
         &[AppSpec::Producer(ProducerSpec::new("P", "/p")), AppSpec::Consumer(consumer())],
     );
-    check_tagged(&all, &|t| format!("strategy `{t}`"), &[StrategyConfig::BestRoute, StrategyConfig::Multicast]);
+    let strategies = [
+        StrategyConfig::BestRoute(BestRouteConfig { pcon_upstream_marking: true }),
+        StrategyConfig::Multicast(MulticastConfig { pcon_upstream_marking: true }),
+    ];
+    check_tagged(&all, &|t| format!("strategy `{t}`"), &strategies);
     check_tagged(&all, &|t| format!("module `{t}`"), &modules());
     check_tagged(&all, &|t| format!("queue `{t}`"), &queues());
     check_tagged(&all, &|t| format!("loss `{t}`"), &losses());

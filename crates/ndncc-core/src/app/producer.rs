@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::{AppCtx, Application};
-use crate::packet::Packet;
+use crate::packet::{NdnKind, Packet};
 use crate::recorder::{Recorder, SummaryRow};
 use crate::time::{SimDuration, SimTime};
 
@@ -61,12 +61,12 @@ impl Producer {
 impl Application for Producer {
     fn on_start(&mut self, _ctx: &mut AppCtx) {}
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
-        if !packet.is_interest() {
-            return;
-        }
+        let Some(interest) = packet.ndn().filter(|h| h.kind == NdnKind::Interest) else { return };
         self.interests_received += 1;
-        let mut data = Packet::data_for(packet, self.p.payload + self.p.overhead);
-        data.lifetime_ns = self.p.freshness.nanos();
+        let mut data = Packet::data_for(interest, self.p.payload + self.p.overhead);
+        if let Some(h) = data.ndn_mut() {
+            h.lifetime_ns = self.p.freshness.nanos();
+        }
         if self.p.processing_delay == SimDuration::ZERO {
             self.data_sent += 1;
             ctx.send(data);

@@ -21,14 +21,17 @@ impl ContentStore {
     }
 
     pub fn insert(&mut self, data: &Packet, now: SimTime) {
+        let Some(name) = data.ndn().map(|h| h.name) else { return };
         let fresh = data.freshness();
         let stale_at = if fresh == SimDuration::ZERO { SimTime::MAX } else { now + fresh };
         let mut stored = *data;
         // The cached copy is clean: marks and rate stamps belong to the path it came over.
         stored.mark = 0;
-        stored.rate = f64::INFINITY;
+        if let Some(h) = stored.ndn_mut() {
+            h.rate = f64::INFINITY;
+        }
         stored.hops = 0;
-        self.cache.put(data.name, (stored, stale_at));
+        self.cache.put(name, (stored, stale_at));
     }
 
     /// A fresh Data for `name`, refreshing its LRU position.
@@ -60,7 +63,7 @@ mod tests {
 
     fn data(seg: u64) -> Packet {
         let i = Packet::interest(Name { prefix: NameId(0), seg }, 40, 7, 0);
-        Packet::data_for(&i, 1000)
+        Packet::data_for(i.ndn().unwrap(), 1000)
     }
 
     #[test]
@@ -73,10 +76,10 @@ mod tests {
         let mut cs = ContentStore::new(2).unwrap();
         cs.insert(&data(1), SimTime(0));
         cs.insert(&data(2), SimTime(0));
-        assert!(cs.lookup(&data(1).name, SimTime(1)).is_some()); // 1 is now most recent
+        assert!(cs.lookup(&data(1).name().unwrap(), SimTime(1)).is_some()); // 1 is now most recent
         cs.insert(&data(3), SimTime(2)); // evicts 2
-        assert!(cs.lookup(&data(2).name, SimTime(3)).is_none());
-        assert!(cs.lookup(&data(1).name, SimTime(3)).is_some());
+        assert!(cs.lookup(&data(2).name().unwrap(), SimTime(3)).is_none());
+        assert!(cs.lookup(&data(1).name().unwrap(), SimTime(3)).is_some());
         assert_eq!((cs.hits, cs.misses), (2, 1));
     }
 
@@ -85,10 +88,10 @@ mod tests {
         let mut cs = ContentStore::new(4).unwrap();
         let mut d = data(1);
         d.mark = 1;
-        d.lifetime_ns = SimDuration::from_millis(10).nanos(); // freshness 10 ms
+        d.ndn_mut().unwrap().lifetime_ns = SimDuration::from_millis(10).nanos(); // freshness 10 ms
         cs.insert(&d, SimTime(0));
-        let hit = cs.lookup(&d.name, SimTime(9_999_999)).unwrap();
+        let hit = cs.lookup(&d.name().unwrap(), SimTime(9_999_999)).unwrap();
         assert_eq!(hit.mark, 0);
-        assert!(cs.lookup(&d.name, SimTime(10_000_000)).is_none());
+        assert!(cs.lookup(&d.name().unwrap(), SimTime(10_000_000)).is_none());
     }
 }

@@ -38,3 +38,14 @@ impl ModuleConfig {
         }
     }
 }
+
+impl ModuleConfig {
+    /// Build the module (the config is valid: it passed `validate`).
+    pub fn build(&self) -> Box<dyn super::RouterModule> {
+        match self {
+            ModuleConfig::StaticRateStamp { rate } => Box::new(super::static_stamp::StaticRateStamp::new(*rate)),
+            ModuleConfig::Mircc(c) => Box::new(super::mircc::Mircc::new(c)),
+            ModuleConfig::InterestLimit(c) => Box::new(super::interest_limit::InterestLimit::new(c)),
+        }
+    }
+}

@@ -302,7 +302,7 @@ impl RouterModule for Mircc {
         self.discover(ctx);
         let c = capacity(ctx, in_face, self.cfg.data_size);
         if let Some(r) = self.rate(in_face, c) {
-            data.rate = data.rate.min(r);
+            data.lower_rate_stamp(r);
         }
     }
 
@@ -459,7 +459,7 @@ mod tests {
         for (stamp, out) in [(f64::INFINITY, 600.0), (800.0, 600.0), (500.0, 500.0)] {
             let mut d = data(1, stamp);
             with_ctx(&mut w, 5, |ctx| m.on_data_out(ctx, A_TO_B, FaceId(1), &mut d));
-            assert_eq!(d.rate, out);
+            assert_eq!(d.rate_stamp(), out);
         }
     }
 

@@ -1,13 +1,22 @@
-//! Router modules: per-node hooks for router-side congestion control (MIRCC rate stamping,
-//! hop-by-hop Interest shaping, SRMCC tree functions, link-loss shims) that plug into the
-//! forwarder without changing it.
+//! Router modules: per-node components for router-side congestion control that plug into the
+//! forwarder without changing it. A module watches and edits the packets the node forwards, and
+//! it is active: through its context it can send packets of its own on any of the node's faces,
+//! absorb packets addressed to it, hold an Interest and release or refuse it later, draw from
+//! its own random stream and ask to be woken.
 //!
 //! ```text
-//!            Interest in ──▶ strategy ──▶ on_interest_out(face) ──▶ face egress
-//!  downstream                                                            upstream
+//!                     on_interest_in ──▶ CS/PIT/FIB/strategy ──▶ on_interest_out(face) ──▶ face
+//!  downstream                                                                           upstream
 //!            ◀── on_data_out(in, out) ◀── forwarder ◀── on_data_in(face) ◀── Data
-//!                          on_tick() every tick_interval(), on the node's clock
+//!            ◀── NACK downstream ◀──────── forwarder ◀── on_nack_in(face) ◀── NACK
+//!  IP / multicast: on_packet_in(face) ──▶ protocol handler ──▶ on_packet_out(face) ──▶ face
+//!  on_tick() every tick_interval(), on_wake() when asked (both on the node's clock);
+//!  ctx.send(face, packet), ctx.hand_to_node(face, packet), ctx.refuse(face, interest, reason),
+//!  ctx.wake_at(t), ctx.rng
 //! ```
+//!
+//! Built-in modules: `static-rate-stamp`, `mircc` (seed 000), `interest-limit` (stateful
+//! forwarding). A module is one file behind [`RouterModule`] plus one line in [`config`].
 
 pub mod config;
 pub mod interest_limit;
@@ -22,9 +31,24 @@ pub use config::ModuleConfig;
 use crate::face::Face;
 use crate::ids::{FaceId, NodeId};
 use crate::packet::{NackReason, Packet};
+use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-/// What a module sees of its node when a hook runs.
+/// Something a router component asks its node to do once its hook returns. The world carries
+/// these out in order, after the hook, never by a nested call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NodeAction {
+    /// Put `packet` on `face`: through the face's link service and queue onto its link, or to
+    /// the application on an application face. It bypasses the forwarder.
+    Send { face: FaceId, packet: Packet },
+    /// Hand `packet` to the node's forwarding as if it had arrived on `face`.
+    Receive { face: FaceId, packet: Packet },
+    /// An Interest that a module held (`InterestVerdict::Hold`) for `face` is refused: the
+    /// forwarder handles it as a NACK with `reason` from that face.
+    Refuse { face: FaceId, interest: Packet, reason: NackReason },
+}
+
+/// What a module sees of its node when a hook runs, and what it may ask of it.
 pub struct ModuleCtx<'a> {
     pub now: SimTime,
     pub node: NodeId,
@@ -33,6 +57,43 @@ pub struct ModuleCtx<'a> {
     /// Every face in the world, by `FaceId`; a module may adjust its own node's faces (e.g. the
     /// Interest shaper's rate) but must not touch others.
     pub faces: &'a mut [Face],
+    /// The module's own random stream (from the run's seed and the module's node and position).
+    pub rng: &'a mut SimRng,
+    actions: &'a mut Vec<NodeAction>,
+    wake: Option<SimTime>,
+}
+
+impl<'a> ModuleCtx<'a> {
+    pub fn new(
+        now: SimTime,
+        node: NodeId,
+        node_faces: &'a [FaceId],
+        faces: &'a mut [Face],
+        rng: &'a mut SimRng,
+        actions: &'a mut Vec<NodeAction>,
+    ) -> ModuleCtx<'a> {
+        ModuleCtx { now, node, node_faces, faces, rng, actions, wake: None }
+    }
+    /// Send `packet` on `face` (see [`NodeAction::Send`]).
+    pub fn send(&mut self, face: FaceId, packet: Packet) {
+        self.actions.push(NodeAction::Send { face, packet });
+    }
+    /// Let the node forward `packet` as if it had arrived on `face`.
+    pub fn hand_to_node(&mut self, face: FaceId, packet: Packet) {
+        self.actions.push(NodeAction::Receive { face, packet });
+    }
+    /// Refuse an Interest this module held for `face`.
+    pub fn refuse(&mut self, face: FaceId, interest: Packet, reason: NackReason) {
+        self.actions.push(NodeAction::Refuse { face, interest, reason });
+    }
+    /// Ask for `on_wake` at `t` (or the node's next clock tick after it). Only the earliest
+    /// pending request counts; a module re-asks every time it runs.
+    pub fn wake_at(&mut self, t: SimTime) {
+        self.wake = Some(self.wake.map_or(t, |w| w.min(t)));
+    }
+    pub fn requested_wake(&self) -> Option<SimTime> {
+        self.wake
+    }
 }
 
 /// A module's decision about an Interest about to leave on a face.
@@ -41,10 +102,26 @@ pub enum InterestVerdict {
     Send,
     /// Do not send; the forwarder treats it as a NACK with this reason from that face.
     Reject(NackReason),
+    /// The module keeps the Interest (a shaper's queue, say) and later sends it on the face
+    /// with `ctx.send` or refuses it with `ctx.refuse`. Its PIT out-record exists meanwhile.
+    Hold,
+}
+
+/// A module's decision about a packet arriving at the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intake {
+    /// Let the node process it.
+    Pass,
+    /// The module consumed it (a report addressed to this node, say); the node does nothing.
+    Absorb,
 }
 
 pub trait RouterModule: Send {
     fn name(&self) -> &'static str;
+    /// An Interest arrived on `face`, before the Content Store and the PIT.
+    fn on_interest_in(&mut self, _ctx: &mut ModuleCtx, _face: FaceId, _interest: &mut Packet) -> Intake {
+        Intake::Pass
+    }
     /// An Interest is about to be sent on `face`.
     fn on_interest_out(&mut self, _ctx: &mut ModuleCtx, _face: FaceId, _interest: &mut Packet) -> InterestVerdict {
         InterestVerdict::Send
@@ -56,21 +133,33 @@ pub trait RouterModule: Send {
     fn on_data_out(&mut self, _ctx: &mut ModuleCtx, _in_face: FaceId, _out_face: FaceId, _data: &mut Packet) {}
     /// A NACK arrived from upstream on `face`.
     fn on_nack_in(&mut self, _ctx: &mut ModuleCtx, _face: FaceId, _nack: &mut Packet) {}
+    /// A non-NDN packet (IP, multicast) arrived on `face`, before its protocol handler.
+    fn on_packet_in(&mut self, _ctx: &mut ModuleCtx, _face: FaceId, _packet: &mut Packet) -> Intake {
+        Intake::Pass
+    }
+    /// A non-NDN packet that the node forwards is about to leave on `face`.
+    fn on_packet_out(&mut self, _ctx: &mut ModuleCtx, _face: FaceId, _packet: &mut Packet) {}
     /// How often `on_tick` runs (rounded to the node's clock tick); `None` = never.
     fn tick_interval(&self) -> Option<SimDuration> {
         None
     }
     fn on_tick(&mut self, _ctx: &mut ModuleCtx) {}
+    /// A wake-up asked for with `ctx.wake_at` (possibly spurious: re-ask each time).
+    fn on_wake(&mut self, _ctx: &mut ModuleCtx) {}
     /// Values to sample every recording interval, as (metric, face or None, value).
     fn sample(&self, _out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {}
 }
 
-impl ModuleConfig {
-    pub fn build(&self) -> Box<dyn RouterModule> {
-        match self {
-            ModuleConfig::StaticRateStamp { rate } => Box::new(static_stamp::StaticRateStamp::new(*rate)),
-            ModuleConfig::Mircc(c) => Box::new(mircc::Mircc::new(c)),
-            ModuleConfig::InterestLimit(c) => Box::new(interest_limit::InterestLimit::new(c)),
-        }
+/// A module on a node, with its random stream and its pending wake-up.
+pub struct ModuleSlot {
+    pub module: Box<dyn RouterModule>,
+    pub rng: SimRng,
+    pub(crate) wake_at: Option<SimTime>,
+    pub(crate) wake_gen: u32,
+}
+
+impl ModuleSlot {
+    pub fn new(module: Box<dyn RouterModule>, rng: SimRng) -> ModuleSlot {
+        ModuleSlot { module, rng, wake_at: None, wake_gen: 0 }
     }
 }

@@ -21,7 +21,7 @@ impl RouterModule for StaticRateStamp {
         "static-rate-stamp"
     }
     fn on_data_out(&mut self, _ctx: &mut ModuleCtx, _in_face: FaceId, _out_face: FaceId, data: &mut Packet) {
-        data.rate = data.rate.min(self.rate);
+        data.lower_rate_stamp(self.rate);
     }
 }
 
@@ -37,13 +37,15 @@ mod tests {
     fn a_stamp_is_lowered_to_the_rate_and_never_raised() {
         let mut m = StaticRateStamp::new(600.0);
         let mut faces: Vec<Face> = Vec::new();
-        let mut ctx = ModuleCtx { now: SimTime::ZERO, node: NodeId(0), node_faces: &[], faces: &mut faces };
+        let (mut rng, mut actions) = (crate::rng::stream(1, "m"), Vec::new());
+        let mut ctx = ModuleCtx::new(SimTime::ZERO, NodeId(0), &[], &mut faces, &mut rng, &mut actions);
         let i = Packet::interest(Name { prefix: NameId(0), seg: 0 }, 40, 1, 0);
-        let mut unstamped = Packet::data_for(&i, 1000);
+        let mut unstamped = Packet::data_for(i.ndn().unwrap(), 1000);
         m.on_data_out(&mut ctx, FaceId(0), FaceId(1), &mut unstamped);
-        assert_eq!(unstamped.rate, 600.0);
-        let mut lower = Packet { rate: 250.0, ..unstamped };
+        assert_eq!(unstamped.rate_stamp(), 600.0);
+        let mut lower = unstamped;
+        lower.ndn_mut().unwrap().rate = 250.0;
         m.on_data_out(&mut ctx, FaceId(0), FaceId(1), &mut lower);
-        assert_eq!(lower.rate, 250.0);
+        assert_eq!(lower.rate_stamp(), 250.0);
     }
 }

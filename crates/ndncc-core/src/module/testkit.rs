@@ -25,12 +25,9 @@ pub const A_TO_B: FaceId = FaceId(0);
 
 /// Run `f` with node A's module context at `now_ms`.
 pub fn with_ctx<R>(w: &mut World, now_ms: u64, f: impl FnOnce(&mut ModuleCtx) -> R) -> R {
-    let mut ctx = ModuleCtx {
-        now: SimTime(SimDuration::from_millis(now_ms).0),
-        node: NodeId(0),
-        node_faces: &w.nodes[0].faces,
-        faces: &mut w.faces,
-    };
+    let (mut rng, mut actions) = (crate::rng::stream(1, "module"), Vec::new());
+    let now = SimTime(SimDuration::from_millis(now_ms).0);
+    let mut ctx = ModuleCtx::new(now, NodeId(0), &w.nodes[0].faces, &mut w.faces, &mut rng, &mut actions);
     f(&mut ctx)
 }
 
@@ -47,5 +44,7 @@ pub fn interest(seg: u64) -> Packet {
 }
 
 pub fn data(seg: u64, stamp: f64) -> Packet {
-    Packet { rate: stamp, ..Packet::data_for(&interest(seg), 1250) }
+    let mut d = Packet::data_for(interest(seg).ndn().expect("an Interest"), 1250);
+    d.lower_rate_stamp(stamp);
+    d
 }

@@ -390,13 +390,13 @@ mod tests {
         }
         let mut dropped = Vec::new();
         for ms in 0..105 {
-            assert_eq!(q.dequeue(at_ms(ms), &mut dropped).unwrap().packet.name.seg, ms);
+            assert_eq!(q.dequeue(at_ms(ms), &mut dropped).unwrap().packet.name().unwrap().seg, ms);
         }
         assert!(dropped.is_empty() && !q.is_congested());
         // At 105 ms seg 105 is dropped and seg 106 sent.
         let d = q.dequeue(at_ms(105), &mut dropped).unwrap();
-        assert_eq!((d.packet.name.seg, d.mark), (106, false));
-        assert_eq!(dropped.iter().map(|p| p.name.seg).collect::<Vec<_>>(), vec![105]);
+        assert_eq!((d.packet.name().unwrap().seg, d.mark), (106, false));
+        assert_eq!(dropped.iter().map(|p| p.name().unwrap().seg).collect::<Vec<_>>(), vec![105]);
         // Dropping, but a dropping CoDel does not ask the forwarder to mark.
         assert!(q.in_drop_state() && !q.is_congested());
         // Dequeues at 106..=204 send segs 107..=205; at 205 ms seg 206 is dropped, 207 sent.
@@ -404,8 +404,8 @@ mod tests {
             q.dequeue(at_ms(ms), &mut dropped);
         }
         assert_eq!(dropped.len(), 1);
-        assert_eq!(q.dequeue(at_ms(205), &mut dropped).unwrap().packet.name.seg, 207);
-        assert_eq!(dropped.last().unwrap().name.seg, 206);
+        assert_eq!(q.dequeue(at_ms(205), &mut dropped).unwrap().packet.name().unwrap().seg, 207);
+        assert_eq!(dropped.last().unwrap().name().unwrap().seg, 206);
     }
 
     #[test]

@@ -87,8 +87,8 @@ mod tests {
         assert_eq!(q.enqueue(pkt(2, 100), SimTime(0)), Verdict::Queued);
         assert_eq!(q.enqueue(pkt(3, 100), SimTime(0)), Verdict::Dropped);
         let mut d = Vec::new();
-        assert_eq!(q.dequeue(SimTime(1), &mut d).unwrap().packet.name.seg, 1);
-        assert_eq!(q.dequeue(SimTime(1), &mut d).unwrap().packet.name.seg, 2);
+        assert_eq!(q.dequeue(SimTime(1), &mut d).unwrap().packet.name().unwrap().seg, 1);
+        assert_eq!(q.dequeue(SimTime(1), &mut d).unwrap().packet.name().unwrap().seg, 2);
         assert!(q.dequeue(SimTime(1), &mut d).is_none());
     }
 

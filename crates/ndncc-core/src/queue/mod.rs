@@ -246,7 +246,7 @@ mod tests {
             assert_eq!(q.enqueue(p, SimTime::ZERO), Verdict::Queued);
             assert_eq!((q.len_packets(), q.len_bytes()), (1, 100));
             let d = q.dequeue(SimTime::ZERO, &mut Vec::new()).unwrap();
-            assert_eq!((d.packet.name.seg, d.mark), (7, false));
+            assert_eq!((d.packet.name().unwrap().seg, d.mark), (7, false));
             assert!(!q.is_congested());
         }
     }

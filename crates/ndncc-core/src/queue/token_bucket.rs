@@ -308,7 +308,7 @@ mod tests {
         assert_eq!(s.offer(interest(1), SimTime::ZERO), Verdict::Queued);
         assert_eq!(s.offer(interest(2), SimTime::ZERO), Verdict::Dropped);
         assert_eq!((s.len(), s.drops()), (2, 1));
-        assert!(matches!(s.poll(SimTime::ZERO), ShaperPoll::Ready(p) if p.name.seg == 0));
+        assert!(matches!(s.poll(SimTime::ZERO), ShaperPoll::Ready(p) if p.name().unwrap().seg == 0));
         assert_eq!(s.offer(interest(3), SimTime::ZERO), Verdict::Queued);
         assert_eq!(s.poll(SimTime::ZERO), ShaperPoll::Wait(SimTime(NANOS_PER_SEC)));
     }

@@ -3,15 +3,16 @@
 
 use std::collections::VecDeque;
 
-use super::{AppSlot, FaceMetricIds, Link, Node, NodeCounters, RunCounters, World};
+use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
 use crate::app::{Application, Consumer, ConsumerParams, Controller, Producer, ProducerParams};
 use crate::event_queue::EventQueue;
 use crate::face::{Egress, Face, FaceCounters, FaceKind, Underlay};
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
+use crate::linkservice::{LinkService, LinkServiceSlot};
 use crate::loss::LossConfig;
-use crate::module::RouterModule;
+use crate::module::{ModuleSlot, RouterModule};
 use crate::names::NameTable;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
@@ -109,8 +110,11 @@ impl WorldBuilder {
             fib: Fib::default(),
             pit: Pit::default(),
             cs: None,
-            strategy: AnyStrategy::BestRoute(crate::forwarder::strategy::BestRoute),
+            strategy: AnyStrategy::BestRoute(crate::forwarder::strategy::BestRoute::default()),
             modules: Vec::new(),
+            ip_routes: Vec::new(),
+            ports: Vec::new(),
+            mcast: Vec::new(),
             clock_tick: None,
             rng: stream(self.seed, &format!("node:{name}")),
             pit_sweep_at: None,
@@ -136,8 +140,54 @@ impl WorldBuilder {
     pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
         self.nodes[node.idx()].strategy = s;
     }
+    /// Add a router module to `node`, after the ones it has. Its random stream is
+    /// `module:NODE:INDEX`.
     pub fn add_module(&mut self, node: NodeId, m: Box<dyn RouterModule>) {
-        self.nodes[node.idx()].modules.push(m);
+        let n = &mut self.nodes[node.idx()];
+        let rng = stream(self.seed, &format!("module:{}:{}", n.name, n.modules.len()));
+        n.modules.push(ModuleSlot::new(m, rng));
+    }
+
+    /// Give `face` (a link face) a link service. Its random stream is `linkservice:FACE`.
+    pub fn set_link_service(&mut self, face: FaceId, s: Box<dyn LinkService>) -> Result<(), String> {
+        let f = &mut self.faces[face.idx()];
+        if f.egress.is_none() {
+            return Err(format!("face {} is not a link face", f.name));
+        }
+        let rng = stream(self.seed, &format!("linkservice:{}", f.name));
+        f.link_service = Some(LinkServiceSlot::new(s, rng));
+        Ok(())
+    }
+
+    /// IP route on `node`: packets for `dst` leave on `face`.
+    pub fn add_ip_route(&mut self, node: NodeId, dst: NodeId, face: FaceId) {
+        let routes = &mut self.nodes[node.idx()].ip_routes;
+        if routes.len() <= dst.idx() {
+            routes.resize(dst.idx() + 1, None);
+        }
+        routes[dst.idx()] = Some(face);
+    }
+
+    /// Multicast tree entry of `node` for `group`: its face towards the source (`None` on the
+    /// source's node) and a face Data is copied to (call once per downstream face).
+    pub fn add_mcast_route(&mut self, node: NodeId, group: u32, upstream: Option<FaceId>, downstream: Option<FaceId>) {
+        let n = &mut self.nodes[node.idx()];
+        let i = match n.mcast.iter().position(|(g, _)| *g == group) {
+            Some(i) => i,
+            None => {
+                n.mcast.push((group, McastRoute::default()));
+                n.mcast.len() - 1
+            }
+        };
+        let r = &mut n.mcast[i].1;
+        if upstream.is_some() {
+            r.upstream = upstream;
+        }
+        if let Some(d) = downstream {
+            if !r.downstream.contains(&d) {
+                r.downstream.push(d);
+            }
+        }
     }
 
     fn egress(&self, name: &str, p: &LinkParams, reverse_bps: u64) -> Result<Egress, String> {
@@ -198,6 +248,7 @@ impl WorldBuilder {
             name: format!("{na}->{nb}"),
             kind: FaceKind::Link { link: id, peer: fb },
             egress: Some(eg_ab),
+            link_service: None,
             pending_interests: 0,
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: ba.bandwidth_bps,
@@ -208,6 +259,7 @@ impl WorldBuilder {
             name: format!("{nb}->{na}"),
             kind: FaceKind::Link { link: id, peer: fa },
             egress: Some(eg_ba),
+            link_service: None,
             pending_interests: 0,
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: ab.bandwidth_bps,
@@ -245,6 +297,7 @@ impl WorldBuilder {
             name: format!("{}:{name}", self.nodes[node.idx()].name),
             kind: FaceKind::App { app: id },
             egress: None,
+            link_service: None,
             pending_interests: 0,
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: 0,
@@ -289,6 +342,22 @@ impl WorldBuilder {
         stop: Option<SimTime>,
     ) -> AppId {
         self.add_app(name, node, app, start, stop).0
+    }
+
+    /// The face application `app` is attached by.
+    pub fn app_face(&self, app: AppId) -> FaceId {
+        self.apps[app.idx()].face
+    }
+
+    /// IP packets for `port` on the node of `app` are delivered to `app`.
+    pub fn bind_port(&mut self, app: AppId, port: u16) -> Result<(), String> {
+        let (node, face) = (self.apps[app.idx()].node, self.apps[app.idx()].face);
+        let n = &mut self.nodes[node.idx()];
+        if n.ports.iter().any(|(p, _)| *p == port) {
+            return Err(format!("port {port} on node {} is taken", n.name));
+        }
+        n.ports.push((port, face));
+        Ok(())
     }
 
     pub fn intern(&mut self, name: &str) -> crate::ids::NameId {
@@ -336,6 +405,8 @@ impl WorldBuilder {
             face_ids,
             work: VecDeque::new(),
             app_out: Vec::new(),
+            actions: Vec::new(),
+            tap_observer: None,
             dropped: Vec::new(),
             expired: Vec::new(),
             started: false,

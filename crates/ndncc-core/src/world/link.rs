@@ -1,27 +1,130 @@
-//! Link transmission: a face's egress is a small "busy until" state machine.
+//! Link transmission: a face's egress is a small "busy until" state machine, with the face's
+//! link service (if any) between the node and the queue, and the packet tap at every step.
 //!
-//! enqueue → (transmitter idle? start now : TxDone at busy_until) → dequeue → serialise for
-//! size·8/bandwidth → loss draw → [hidden underlay FIFO] → Arrive at the peer after the delay.
+//! send → link service on_send → [shaper] → enqueue → (transmitter idle? start now : TxDone at
+//! busy_until) → dequeue → link service on_transmit → serialise for size·8/bandwidth → loss
+//! draw → [hidden underlay FIFO] → Arrive at the peer after the delay → peer's link service
+//! on_receive → peer node.
 
 use super::{Event, World};
 use crate::face::FaceKind;
 use crate::ids::{AppId, FaceId};
-use crate::packet::{Packet, PacketKind};
+use crate::linkservice::{LinkCtx, LinkService};
+use crate::packet::{Header, NdnKind, Packet};
 use crate::queue::token_bucket::ShaperPoll;
 use crate::queue::{QueueDisc, Verdict};
+use crate::tap::{DropCause, TapPoint};
 use crate::time::{SimDuration, SimTime};
 
 impl World {
-    /// Hand `packet` to `face` for sending: to its application, or into its egress.
+    /// Hand `packet` to `face` for sending: to its application, or through its link service
+    /// into its egress.
     pub(super) fn send_on_face(&mut self, face: FaceId, packet: Packet) {
         match self.faces[face.idx()].kind {
             FaceKind::App { app } => self.deliver_to_app(app, packet),
-            FaceKind::Link { .. } => self.egress_send(face, packet),
+            FaceKind::Link { .. } => {
+                let packet = if self.faces[face.idx()].link_service.is_some() {
+                    match self.call_link_service(face, |s, ctx| s.on_send(ctx, packet)) {
+                        Some(p) => p,
+                        None => return,
+                    }
+                } else {
+                    packet
+                };
+                self.egress_send(face, packet)
+            }
         }
     }
 
     fn deliver_to_app(&mut self, app: AppId, packet: Packet) {
         self.call_app(app, |a, ctx| a.on_packet(ctx, &packet));
+    }
+
+    /// A packet arrives at `face` from its link: through the face's link service to its node.
+    pub(super) fn arrive(&mut self, face: FaceId, packet: Packet) {
+        self.tap(face, TapPoint::Arrive, &packet);
+        let packet = if self.faces[face.idx()].link_service.is_some() {
+            match self.call_link_service(face, |s, ctx| s.on_receive(ctx, packet)) {
+                Some(p) => p,
+                None => return,
+            }
+        } else {
+            packet
+        };
+        self.work.push_back(super::Work::Receive(face, packet));
+    }
+
+    /// Run a hook of the link service of `face` (which must have one) and carry out what it
+    /// asked for.
+    fn call_link_service<R>(&mut self, face: FaceId, f: impl FnOnce(&mut dyn LinkService, &mut LinkCtx) -> R) -> R {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.actions);
+        let (r, wake) = {
+            let fc = &mut self.faces[face.idx()];
+            let (Some(slot), Some(eg)) = (fc.link_service.as_mut(), fc.egress.as_ref()) else {
+                unreachable!("a link service on a link face");
+            };
+            let mut ctx = LinkCtx::new(now, face, eg, &mut slot.rng, &mut actions);
+            let r = f(slot.service.as_mut(), &mut ctx);
+            (r, ctx.requested_wake())
+        };
+        if let Some(t) = wake {
+            let node = self.faces[face.idx()].node;
+            let t = self.nodes[node.idx()].align(t.max(now));
+            if let Some(slot) = self.faces[face.idx()].link_service.as_mut() {
+                if slot.wake_at.is_none_or(|w| t < w) {
+                    slot.wake_gen = slot.wake_gen.wrapping_add(1);
+                    slot.wake_at = Some(t);
+                    let gen = slot.wake_gen;
+                    self.schedule(t, Event::LinkServiceWake { face, gen });
+                }
+            }
+        }
+        self.apply_actions(&mut actions);
+        self.actions = actions;
+        r
+    }
+
+    pub(super) fn on_link_service_wake(&mut self, face: FaceId, gen: u32) {
+        let Some(slot) = self.faces[face.idx()].link_service.as_mut() else { return };
+        if slot.wake_gen != gen {
+            return;
+        }
+        slot.wake_at = None;
+        self.call_link_service(face, |s, ctx| s.on_wake(ctx));
+    }
+
+    /// The one seam every packet event on a face passes: the face counters, then the tap.
+    #[inline]
+    fn tap(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
+        let c = &mut self.faces[face.idx()].counters;
+        match point {
+            TapPoint::Enqueue | TapPoint::Arrive => {}
+            TapPoint::Drop(cause) => match cause {
+                DropCause::Shaper => c.drops_shaper += 1,
+                DropCause::Queue => c.drops_queue += 1,
+                DropCause::Aqm => c.drops_aqm += 1,
+                DropCause::Loss => c.drops_loss += 1,
+                DropCause::Underlay => c.drops_underlay += 1,
+            },
+            TapPoint::Transmit => {
+                c.packets_sent += 1;
+                c.bytes_sent += packet.size as u64;
+                match packet.header {
+                    Header::Ndn(h) => match h.kind {
+                        NdnKind::Interest => c.interests_sent += 1,
+                        NdnKind::Data => c.data_sent += 1,
+                        NdnKind::Nack(_) => c.nacks_sent += 1,
+                    },
+                    Header::Ip(_) => c.ip_bytes_sent += packet.size as u64,
+                    Header::Mcast(_) => c.mcast_bytes_sent += packet.size as u64,
+                    Header::LinkAck => c.link_bytes_sent += packet.size as u64,
+                }
+            }
+        }
+        if let Some(t) = self.tap_observer.as_mut() {
+            t.on_packet(self.queue.now(), face, point, packet);
+        }
     }
 
     fn egress_send(&mut self, face: FaceId, packet: Packet) {
@@ -31,7 +134,7 @@ impl World {
         if packet.is_interest() {
             if let Some(shaper) = eg.shaper.as_mut() {
                 if shaper.offer(packet, now) == Verdict::Dropped {
-                    f.counters.drops_shaper += 1;
+                    self.tap(face, TapPoint::Drop(DropCause::Shaper), &packet);
                 } else {
                     self.kick_shaper(face);
                 }
@@ -77,22 +180,23 @@ impl World {
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         if eg.queue.enqueue(packet, now) == Verdict::Dropped {
-            f.counters.drops_queue += 1;
+            self.tap(face, TapPoint::Drop(DropCause::Queue), &packet);
             return;
         }
         let q = eg.queue.len_packets() as u64;
         if q > f.counters.max_queue_packets {
             f.counters.max_queue_packets = q;
         }
-        if eg.tx_wake_pending {
+        let (pending, busy_until) = (eg.tx_wake_pending, eg.busy_until);
+        self.tap(face, TapPoint::Enqueue, &packet);
+        if pending {
             return;
         }
-        if eg.busy_until <= now {
+        if busy_until <= now {
             self.start_tx(face);
-        } else {
+        } else if let Some(eg) = self.faces[face.idx()].egress.as_mut() {
             eg.tx_wake_pending = true;
-            let t = eg.busy_until;
-            self.schedule(t, Event::TxDone { face });
+            self.schedule(busy_until, Event::TxDone { face });
         }
     }
 
@@ -109,33 +213,36 @@ impl World {
         let f = &mut self.faces[face.idx()];
         let FaceKind::Link { peer, .. } = f.kind else { return };
         let Some(eg) = f.egress.as_mut() else { return };
-        self.dropped.clear();
-        let next = eg.queue.dequeue(now, &mut self.dropped);
-        f.counters.drops_aqm += self.dropped.len() as u64;
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let next = eg.queue.dequeue(now, &mut dropped);
+        for p in dropped.drain(..) {
+            self.tap(face, TapPoint::Drop(DropCause::Aqm), &p);
+        }
+        self.dropped = dropped;
         let Some(d) = next else { return };
         let mut p = d.packet;
         if d.mark {
             p.mark = p.mark.max(1);
-            f.counters.marks += 1;
+            self.faces[face.idx()].counters.marks += 1;
         }
+        if self.faces[face.idx()].link_service.is_some() {
+            self.call_link_service(face, |s, ctx| s.on_transmit(ctx, &mut p));
+        }
+        self.tap(face, TapPoint::Transmit, &p);
+        let f = &mut self.faces[face.idx()];
+        let Some(eg) = f.egress.as_mut() else { return };
         let end = now + SimDuration::transmission(p.size as u64, eg.bandwidth_bps);
         eg.busy_until = end;
-        f.counters.packets_sent += 1;
-        f.counters.bytes_sent += p.size as u64;
-        match p.kind {
-            PacketKind::Interest => f.counters.interests_sent += 1,
-            PacketKind::Data => f.counters.data_sent += 1,
-            PacketKind::Nack(_) => f.counters.nacks_sent += 1,
-        }
+        let mut cause = None;
         let arrival: Option<SimTime> = if eg.loss.is_lost(&mut eg.rng) {
-            f.counters.drops_loss += 1;
+            cause = Some(DropCause::Loss);
             None
         } else if let Some(ul) = eg.underlay.as_mut() {
             while ul.departures.front().is_some_and(|&t| t <= end) {
                 ul.departures.pop_front();
             }
             if ul.departures.len() >= ul.limit_packets {
-                f.counters.drops_underlay += 1;
+                cause = Some(DropCause::Underlay);
                 None
             } else {
                 let start = ul.departures.back().copied().unwrap_or(end).max(end);
@@ -149,6 +256,9 @@ impl World {
         let more = eg.queue.len_packets() > 0;
         if more {
             eg.tx_wake_pending = true;
+        }
+        if let Some(c) = cause {
+            self.tap(face, TapPoint::Drop(c), &p);
         }
         if let Some(t) = arrival {
             self.schedule(t, Event::Arrive { face: peer, packet: p });

@@ -7,8 +7,10 @@
 //! face's node, and so on. Every crossing of a link is one packet hop.
 
 pub mod builder;
-mod forwarding;
+mod ip;
 mod link;
+mod mcast;
+mod ndn;
 
 use std::collections::VecDeque;
 
@@ -20,9 +22,9 @@ use crate::face::Face;
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
-use crate::module::RouterModule;
+use crate::module::{ModuleCtx, ModuleSlot, NodeAction};
 use crate::names::NameTable;
-use crate::packet::Packet;
+use crate::packet::{Header, Packet};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
@@ -63,23 +65,54 @@ pub enum Event {
         node: NodeId,
         module: u32,
     },
+    /// A wake-up router module `module` of `node` asked for; stale unless `gen` is current.
+    ModuleWake {
+        node: NodeId,
+        module: u32,
+        gen: u32,
+    },
+    /// A wake-up the link service of `face` asked for; stale unless `gen` is current.
+    LinkServiceWake {
+        face: FaceId,
+        gen: u32,
+    },
     /// Record fixed-interval samples.
     Sample,
+}
+
+/// A node's part of one multicast group's tree.
+#[derive(Clone, Debug, Default)]
+pub struct McastRoute {
+    /// The face towards the source (feedback goes up it); `None` on the source's node.
+    pub upstream: Option<FaceId>,
+    /// The faces Data is copied to: links down the tree and local receivers' app faces.
+    pub downstream: Vec<FaceId>,
+}
+
+/// Something the node's forwarding must still do in the current event, in order.
+#[derive(Clone, Copy, Debug)]
+enum Work {
+    /// A packet arrived on a face (from a link, or from an application).
+    Receive(FaceId, Packet),
+    /// A packet to put on a face, bypassing the forwarder (a router component sent it).
+    Send(FaceId, Packet),
+    /// A held Interest refused on a face.
+    Refuse(FaceId, Packet, crate::packet::NackReason),
 }
 
 /// Node-level counters.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NodeCounters {
-    pub interests_in: u64,
-    pub data_in: u64,
-    pub nacks_in: u64,
     pub cs_hits: u64,
     pub aggregated: u64,
     pub duplicates: u64,
     pub no_route: u64,
     pub unsolicited_data: u64,
     pub pit_expired: u64,
-    pub retx_forwarded: u64,
+    /// IP packets with no route to their destination, or for a port nobody listens on.
+    pub ip_unroutable: u64,
+    /// Multicast packets for a group this node has no tree entry for.
+    pub mcast_unroutable: u64,
 }
 
 pub struct Node {
@@ -90,7 +123,13 @@ pub struct Node {
     pub pit: Pit,
     pub cs: Option<ContentStore>,
     pub strategy: AnyStrategy,
-    pub modules: Vec<Box<dyn RouterModule>>,
+    pub modules: Vec<ModuleSlot>,
+    /// IP routes: the face towards each destination node, by node index.
+    pub ip_routes: Vec<Option<FaceId>>,
+    /// Application faces by the port their IP application listens on.
+    pub ports: Vec<(u16, FaceId)>,
+    /// Multicast groups this node is a tree node of.
+    pub mcast: Vec<(u32, McastRoute)>,
     /// Coarse clock: timers on this node fire only on multiples of this tick.
     pub clock_tick: Option<SimDuration>,
     pub rng: SimRng,
@@ -158,10 +197,13 @@ pub struct World {
     sample_interval: Option<SimDuration>,
     sampled_faces: Vec<(FaceId, EntityId)>,
     face_ids: FaceMetricIds,
-    /// Packets received by nodes and not yet processed (node's incoming face, packet).
-    work: VecDeque<(FaceId, Packet)>,
+    /// What nodes must still do in the current event, in order.
+    work: VecDeque<Work>,
     /// Scratch buffers reused on the hot path.
     app_out: Vec<Packet>,
+    actions: Vec<NodeAction>,
+    /// Observer of every packet event (traces, tests); `None` costs one branch per event.
+    tap_observer: Option<Box<dyn crate::tap::PacketTap>>,
     dropped: Vec<Packet>,
     expired: Vec<(crate::packet::Name, crate::forwarder::PitEntry)>,
     started: bool,
@@ -187,6 +229,10 @@ impl World {
     pub fn app_by_name(&self, name: &str) -> Option<AppId> {
         self.apps.iter().find(|a| a.name == name).map(|a| a.id)
     }
+    /// Watch every packet event from now on (see `tap.rs`).
+    pub fn set_tap(&mut self, tap: Box<dyn crate::tap::PacketTap>) {
+        self.tap_observer = Some(tap);
+    }
 
     fn schedule(&mut self, t: SimTime, e: Event) {
         self.queue.schedule(t, e);
@@ -207,7 +253,7 @@ impl World {
         }
         for n in 0..self.nodes.len() {
             for m in 0..self.nodes[n].modules.len() {
-                if let Some(iv) = self.nodes[n].modules[m].tick_interval() {
+                if let Some(iv) = self.nodes[n].modules[m].module.tick_interval() {
                     let t = self.nodes[n].align(SimTime::ZERO + iv);
                     self.schedule(t, Event::ModuleTick { node: NodeId(n as u32), module: m as u32 });
                 }
@@ -249,7 +295,7 @@ impl World {
             Event::TxDone { face } => self.on_tx_done(face),
             Event::Arrive { face, packet } => {
                 self.counters.packet_hops += 1;
-                self.work.push_back((face, packet));
+                self.arrive(face, packet);
             }
             Event::ShaperWake { face } => self.on_shaper_wake(face),
             Event::AppStart { app } => self.call_app(app, |a, ctx| a.on_start(ctx)),
@@ -263,6 +309,14 @@ impl World {
             }
             Event::PitSweep { node } => self.on_pit_sweep(node),
             Event::ModuleTick { node, module } => self.on_module_tick(node, module),
+            Event::ModuleWake { node, module, gen } => {
+                let slot = &mut self.nodes[node.idx()].modules[module as usize];
+                if slot.wake_gen == gen {
+                    slot.wake_at = None;
+                    self.call_module(node, module as usize, |m, ctx| m.on_wake(ctx));
+                }
+            }
+            Event::LinkServiceWake { face, gen } => self.on_link_service_wake(face, gen),
             Event::Sample => self.on_sample(),
         }
         self.drain_work();
@@ -281,7 +335,7 @@ impl World {
         };
         let face = self.apps[app.idx()].face;
         for p in out.drain(..) {
-            self.work.push_back((face, p));
+            self.work.push_back(Work::Receive(face, p));
         }
         self.app_out = out;
         if let Some(t) = requested {
@@ -297,25 +351,143 @@ impl World {
         }
     }
 
-    fn drain_work(&mut self) {
-        while let Some((face, p)) = self.work.pop_front() {
-            self.receive(face, p);
+    /// Run `f` on every router module of `node` in order, with its context, until it returns
+    /// `Some`; then carry out what the modules asked for. The node must have modules.
+    fn each_module<R>(
+        &mut self,
+        node: NodeId,
+        mut f: impl FnMut(&mut dyn crate::module::RouterModule, &mut ModuleCtx) -> Option<R>,
+    ) -> Option<R> {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.actions);
+        let mut wakes: smallvec::SmallVec<[(usize, SimTime); 2]> = smallvec::SmallVec::new();
+        let mut result = None;
+        {
+            let n = &mut self.nodes[node.idx()];
+            for (i, slot) in n.modules.iter_mut().enumerate() {
+                let mut ctx = ModuleCtx::new(now, node, &n.faces, &mut self.faces, &mut slot.rng, &mut actions);
+                result = f(slot.module.as_mut(), &mut ctx);
+                if let Some(t) = ctx.requested_wake() {
+                    wakes.push((i, t));
+                }
+                if result.is_some() {
+                    break;
+                }
+            }
         }
+        for (i, t) in wakes {
+            self.module_wake_at(node, i, t);
+        }
+        self.apply_actions(&mut actions);
+        self.actions = actions;
+        result
+    }
+
+    /// Run one hook of module `module` of `node` and carry out what it asked for.
+    fn call_module(
+        &mut self,
+        node: NodeId,
+        module: usize,
+        f: impl FnOnce(&mut dyn crate::module::RouterModule, &mut ModuleCtx),
+    ) {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.actions);
+        let wake = {
+            let n = &mut self.nodes[node.idx()];
+            let slot = &mut n.modules[module];
+            let mut ctx = ModuleCtx::new(now, node, &n.faces, &mut self.faces, &mut slot.rng, &mut actions);
+            f(slot.module.as_mut(), &mut ctx);
+            ctx.requested_wake()
+        };
+        if let Some(t) = wake {
+            self.module_wake_at(node, module, t);
+        }
+        self.apply_actions(&mut actions);
+        self.actions = actions;
+    }
+
+    fn module_wake_at(&mut self, node: NodeId, module: usize, t: SimTime) {
+        let now = self.now();
+        let n = &mut self.nodes[node.idx()];
+        let t = n.align(t.max(now));
+        let slot = &mut n.modules[module];
+        if slot.wake_at.is_none_or(|w| t < w) {
+            slot.wake_gen = slot.wake_gen.wrapping_add(1);
+            slot.wake_at = Some(t);
+            let gen = slot.wake_gen;
+            self.schedule(t, Event::ModuleWake { node, module: module as u32, gen });
+        }
+    }
+
+    /// Queue what router components asked for, to be done after the current step.
+    fn apply_actions(&mut self, actions: &mut Vec<NodeAction>) {
+        for a in actions.drain(..) {
+            self.work.push_back(match a {
+                NodeAction::Send { face, packet } => Work::Send(face, packet),
+                NodeAction::Receive { face, packet } => Work::Receive(face, packet),
+                NodeAction::Refuse { face, interest, reason } => Work::Refuse(face, interest, reason),
+            });
+        }
+    }
+
+    fn drain_work(&mut self) {
+        while let Some(w) = self.work.pop_front() {
+            match w {
+                Work::Receive(face, p) => self.receive(face, p),
+                Work::Send(face, p) => self.send_on_face(face, p),
+                Work::Refuse(face, p, reason) => self.refuse_held_interest(face, p, reason),
+            }
+        }
+    }
+
+    /// A node receives `packet` on `in_face` (from a link, an application or one of its own
+    /// components): the handler of its protocol takes it.
+    fn receive(&mut self, in_face: FaceId, mut packet: Packet) {
+        let node = self.faces[in_face.idx()].node;
+        packet.hops = packet.hops.saturating_add(1);
+        match packet.header {
+            Header::Ndn(_) => self.ndn_receive(node, in_face, packet),
+            Header::Ip(_) => self.ip_receive(node, in_face, packet),
+            Header::Mcast(_) => self.mcast_receive(node, in_face, packet),
+            // Link-layer frames belong to link services, which absorb them on arrival; one that
+            // reaches a node (its face has no service) has no one to read it.
+            Header::LinkAck => {}
+        }
+    }
+
+    /// Let the modules of `node` see a non-NDN packet arriving on `face`; false if one absorbed it.
+    fn modules_take_in(&mut self, node: NodeId, face: FaceId, packet: &mut Packet) -> bool {
+        if self.nodes[node.idx()].modules.is_empty() {
+            return true;
+        }
+        let absorbed = self.each_module(node, |m, ctx| {
+            (m.on_packet_in(ctx, face, packet) == crate::module::Intake::Absorb).then_some(())
+        });
+        absorbed.is_none()
+    }
+
+    /// Send a non-NDN packet the node forwards on `face`, after the modules have seen it.
+    fn forward_packet(&mut self, node: NodeId, face: FaceId, mut packet: Packet) {
+        if !self.nodes[node.idx()].modules.is_empty() {
+            self.each_module(node, |m, ctx| {
+                m.on_packet_out(ctx, face, &mut packet);
+                None::<()>
+            });
+        }
+        self.send_on_face(face, packet);
     }
 
     fn on_module_tick(&mut self, node: NodeId, module: u32) {
         let now = self.now();
-        let n = &mut self.nodes[node.idx()];
-        let m = &mut n.modules[module as usize];
-        let mut ctx = crate::module::ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
-        m.on_tick(&mut ctx);
-        let next = m.tick_interval().map(|iv| n.align(now + iv));
-        let faces = n.faces.clone();
+        self.call_module(node, module as usize, |m, ctx| m.on_tick(ctx));
+        let n = &self.nodes[node.idx()];
+        let next = n.modules[module as usize].module.tick_interval().map(|iv| n.align(now + iv));
         if let Some(t) = next {
             self.schedule(t.max(now + SimDuration(1)), Event::ModuleTick { node, module });
         }
         // A module may have changed a shaper's rate: let the shapers re-plan.
-        for f in faces {
+        for i in 0..self.nodes[node.idx()].faces.len() {
+            let f = self.nodes[node.idx()].faces[i];
             self.kick_shaper(f);
         }
     }
@@ -354,7 +526,7 @@ impl World {
         for n in &self.nodes {
             for m in &n.modules {
                 out.clear();
-                m.sample(&mut out);
+                m.module.sample(&mut out);
                 for &(metric, face, value) in &out {
                     let mid = self.recorder.metric(metric);
                     match face {
@@ -416,6 +588,12 @@ impl World {
             row("no_route", c.no_route as f64);
             row("unsolicited_data", c.unsolicited_data as f64);
             row("pit_expired", c.pit_expired as f64);
+            // Rows of the other protocols appear only where they happened.
+            for (m, v) in [("ip_unroutable", c.ip_unroutable), ("mcast_unroutable", c.mcast_unroutable)] {
+                if v > 0 {
+                    row(m, v as f64);
+                }
+            }
         }
         let ok = self.conservation().iter().all(|(_, c)| c.holds());
         out.push(SummaryRow::new("run", "run", "events", self.counters.events as f64, "events"));

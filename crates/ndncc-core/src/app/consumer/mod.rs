@@ -40,7 +40,7 @@ pub use inflight::{InFlight, Outstanding};
 use super::{AppCtx, Application, Conservation};
 use crate::cc::{DataEvent, HoleAction, HoleEvent, LossEvent, NackAction, RateControl, SentEvent, WindowControl};
 use crate::ids::NameId;
-use crate::packet::{Name, Packet, PacketKind};
+use crate::packet::{Name, NdnKind, Packet};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::rtt::{Backoff, RttConfig, RttEstimator};
@@ -361,7 +361,7 @@ impl Consumer {
             rtt,
             srtt: self.rtt.srtt(),
             marked,
-            rate_stamp: pkt.rate,
+            rate_stamp: pkt.rate_stamp(),
             next_seq: self.next_seq,
             highest_received: self.highest_received.unwrap_or(0),
             in_flight: self.inflight.len() as u32,
@@ -426,8 +426,7 @@ impl Consumer {
         }
     }
 
-    fn on_data(&mut self, ctx: &mut AppCtx, pkt: &Packet) {
-        let seq = pkt.name.seg;
+    fn on_data(&mut self, ctx: &mut AppCtx, pkt: &Packet, seq: u64) {
         let marked = pkt.is_marked();
         let Some(o) = self.inflight.remove(seq) else {
             self.c.late_data += 1;
@@ -499,8 +498,7 @@ impl Consumer {
         }
     }
 
-    fn on_nack(&mut self, ctx: &mut AppCtx, pkt: &Packet, reason: crate::packet::NackReason) {
-        let seq = pkt.name.seg;
+    fn on_nack(&mut self, ctx: &mut AppCtx, pkt: &Packet, seq: u64, reason: crate::packet::NackReason) {
         if !self.inflight.contains(seq) {
             return;
         }
@@ -552,10 +550,11 @@ impl Application for Consumer {
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
         // Credit earned so far accrues at the rate in force before this packet changes it.
         self.accrue(ctx.now);
-        match packet.kind {
-            PacketKind::Data => self.on_data(ctx, packet),
-            PacketKind::Nack(r) => self.on_nack(ctx, packet, r),
-            PacketKind::Interest => return,
+        let Some(h) = packet.ndn() else { return };
+        match h.kind {
+            NdnKind::Data => self.on_data(ctx, packet, h.name.seg),
+            NdnKind::Nack(r) => self.on_nack(ctx, packet, h.name.seg, r),
+            NdnKind::Interest => return,
         }
         match self.ctl {
             Controller::Window(_) => self.pump_window(ctx),
@@ -681,7 +680,7 @@ mod tests {
 
     fn data(seg: u64) -> Packet {
         let i = Packet::interest(Name { prefix: NameId(0), seg }, 40, 0, 0);
-        Packet::data_for(&i, 1250)
+        Packet::data_for(i.ndn().unwrap(), 1250)
     }
 
     #[test]
@@ -693,7 +692,7 @@ mod tests {
         assert_eq!(at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx)).len(), 1);
         let out = at(&mut c, &mut rec, 750, |c, ctx| c.on_wake(ctx));
         assert_eq!(out.len(), 200);
-        assert_eq!((out[0].name.seg, out[199].name.seg), (1, 200));
+        assert_eq!((out[0].name().unwrap().seg, out[199].name().unwrap().seg), (1, 200));
         assert_eq!((c.c.interests_sent, c.c.policed, c.c.lost_segments), (751, 550, 550));
         let k = c.conservation().unwrap();
         assert_eq!((k.in_flight, k.ended_by_policer), (201, 550));

@@ -2,15 +2,23 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+use super::best_route::BestRouteConfig;
+use super::multicast::MulticastConfig;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum StrategyConfig {
     /// Forward each new Interest to the lowest-cost next hop (NFD's best-route, without
     /// retransmission suppression).
-    #[default]
-    BestRoute,
+    BestRoute(BestRouteConfig),
     /// Forward each new Interest to every next hop.
-    Multicast,
+    Multicast(MulticastConfig),
+}
+
+impl Default for StrategyConfig {
+    fn default() -> Self {
+        StrategyConfig::BestRoute(BestRouteConfig::default())
+    }
 }
 
 impl StrategyConfig {
@@ -19,8 +27,8 @@ impl StrategyConfig {
     }
     pub fn kind(&self) -> &'static str {
         match self {
-            StrategyConfig::BestRoute => "best-route",
-            StrategyConfig::Multicast => "multicast",
+            StrategyConfig::BestRoute(_) => "best-route",
+            StrategyConfig::Multicast(_) => "multicast",
         }
     }
 }

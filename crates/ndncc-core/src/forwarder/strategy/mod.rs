@@ -7,13 +7,13 @@ pub mod multicast;
 
 use smallvec::SmallVec;
 
-pub use best_route::BestRoute;
+pub use best_route::{BestRoute, BestRouteConfig};
 pub use config::StrategyConfig;
-pub use multicast::Multicast;
+pub use multicast::{Multicast, MulticastConfig};
 
 use super::fib::{FibEntryId, NextHop};
 use crate::face::Face;
-use crate::ids::FaceId;
+use crate::ids::{FaceId, NodeId};
 use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -21,6 +21,8 @@ use crate::time::SimTime;
 /// What a strategy may look at when deciding.
 pub struct StrategyCtx<'a> {
     pub now: SimTime,
+    /// The node the strategy runs on.
+    pub node: NodeId,
     /// The node's own random stream.
     pub rng: &'a mut SimRng,
     /// Every face in the world (index by `FaceId`); read pending-Interest counts and queue
@@ -60,6 +62,19 @@ pub trait Strategy: Send {
     }
     /// A PIT entry expired without Data; `out_faces` are the faces its Interest went to.
     fn on_pit_expired(&mut self, _ctx: &mut StrategyCtx, _out_faces: &[FaceId], _fib_entry: Option<FibEntryId>) {}
+    /// An Interest was just sent on `face`. Return true to mark its PIT entry, so that the
+    /// Data answering it is marked on its way back (PCON's upstream-side marking).
+    fn after_send_interest(&mut self, _ctx: &mut StrategyCtx, _face: FaceId, _interest: &Packet) -> bool {
+        false
+    }
+    /// Values to sample every recording interval, as (metric, face or None, value): per-face
+    /// values go to the faces table, node-level ones to the series under the node's name.
+    fn sample(&self, _out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {}
+}
+
+/// PCON's upstream-side congestion detection: is the queue of `face` in its marking state?
+pub fn upstream_marking(ctx: &StrategyCtx, face: FaceId) -> bool {
+    ctx.faces[face.idx()].is_congested()
 }
 
 /// A node's strategy: built-ins by value, user plug-ins boxed.
@@ -72,8 +87,16 @@ pub enum AnyStrategy {
 impl AnyStrategy {
     pub fn from_config(cfg: &StrategyConfig) -> AnyStrategy {
         match cfg {
-            StrategyConfig::BestRoute => AnyStrategy::BestRoute(BestRoute),
-            StrategyConfig::Multicast => AnyStrategy::Multicast(Multicast),
+            StrategyConfig::BestRoute(c) => AnyStrategy::BestRoute(BestRoute::new(c)),
+            StrategyConfig::Multicast(c) => AnyStrategy::Multicast(Multicast::new(c)),
+        }
+    }
+    #[inline]
+    pub fn get_ref(&self) -> &dyn Strategy {
+        match self {
+            AnyStrategy::BestRoute(s) => s,
+            AnyStrategy::Multicast(s) => s,
+            AnyStrategy::Custom(s) => s.as_ref(),
         }
     }
     #[inline]

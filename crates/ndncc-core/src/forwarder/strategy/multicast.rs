@@ -1,12 +1,31 @@
 //! Multicast: each Interest goes to every next hop except its in-face.
 
-use super::{FaceList, Strategy, StrategyCtx};
+use serde::{Deserialize, Serialize};
+
+use super::{upstream_marking, FaceList, Strategy, StrategyCtx};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
 
+/// `strategy = { type = "multicast", … }`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MulticastConfig {
+    /// PCON's upstream-side marking (see `best-route`). Default false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pcon_upstream_marking: bool,
+}
+
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Multicast;
+pub struct Multicast {
+    cfg: MulticastConfig,
+}
+
+impl Multicast {
+    pub fn new(cfg: &MulticastConfig) -> Multicast {
+        Multicast { cfg: *cfg }
+    }
+}
 
 impl Strategy for Multicast {
     fn name(&self) -> &'static str {
@@ -22,5 +41,8 @@ impl Strategy for Multicast {
         out: &mut FaceList,
     ) {
         out.extend(nexthops.iter().map(|n| n.face));
+    }
+    fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
+        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
     }
 }

@@ -1,6 +1,6 @@
-//! The forwarding pipeline of a node: Interest (CS → PIT → FIB → strategy → modules → face),
-//! Data (PIT → modules → CS → every downstream), NACK (PIT → strategy → downstream), and PIT
-//! expiry.
+//! The NDN forwarder of a node: Interest (modules → CS → PIT → FIB → strategy → modules → face),
+//! Data (PIT → modules → strategy → CS → every downstream), NACK (PIT → modules → strategy →
+//! downstream), and PIT expiry.
 
 use smallvec::SmallVec;
 
@@ -9,8 +9,8 @@ use crate::forwarder::fib::NextHop;
 use crate::forwarder::pit::{InRecord, OutRecord, PitEntry};
 use crate::forwarder::strategy::{FaceList, StrategyCtx};
 use crate::ids::{FaceId, NodeId};
-use crate::module::{InterestVerdict, ModuleCtx};
-use crate::packet::{NackReason, Packet, PacketKind};
+use crate::module::{Intake, InterestVerdict};
+use crate::packet::{NackReason, NdnKind, Packet};
 use crate::time::SimDuration;
 
 /// PIT sweeps are rounded up to this grain so a busy node sweeps at most once per grain. An
@@ -19,18 +19,18 @@ use crate::time::SimDuration;
 const PIT_SWEEP_GRAIN: SimDuration = SimDuration::from_millis(10);
 
 impl World {
-    /// A node receives `packet` on `in_face` (from a link or from one of its applications).
-    pub(super) fn receive(&mut self, in_face: FaceId, mut packet: Packet) {
-        let node = self.faces[in_face.idx()].node;
-        packet.hops = packet.hops.saturating_add(1);
+    /// An NDN packet arrives at `node` on `in_face`.
+    pub(super) fn ndn_receive(&mut self, node: NodeId, in_face: FaceId, packet: Packet) {
+        let Some(h) = packet.ndn() else { return };
+        let (kind, name) = (h.kind, h.name);
         let now = self.now();
-        if let Some(stale) = self.nodes[node.idx()].pit.take_if_stale(&packet.name, now) {
+        if let Some(stale) = self.nodes[node.idx()].pit.take_if_stale(&name, now) {
             self.expire_entry(node, &stale);
         }
-        match packet.kind {
-            PacketKind::Interest => self.on_interest(node, in_face, packet),
-            PacketKind::Data => self.on_data(node, in_face, packet),
-            PacketKind::Nack(r) => self.on_nack(node, in_face, packet, r),
+        match kind {
+            NdnKind::Interest => self.on_interest(node, in_face, packet),
+            NdnKind::Data => self.on_data(node, in_face, packet),
+            NdnKind::Nack(r) => self.on_nack(node, in_face, packet, r),
         }
     }
 
@@ -39,24 +39,33 @@ impl World {
         self.send_on_face(face, nack);
     }
 
-    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: Packet) {
+    fn on_interest(&mut self, node: NodeId, in_face: FaceId, mut pkt: Packet) {
         let now = self.now();
+        if !self.nodes[node.idx()].modules.is_empty() {
+            let taken = self
+                .each_module(node, |m, ctx| (m.on_interest_in(ctx, in_face, &mut pkt) == Intake::Absorb).then_some(()));
+            if taken.is_some() {
+                return;
+            }
+        }
+        let Some(&h) = pkt.ndn() else { return };
         let n = &mut self.nodes[node.idx()];
-        n.counters.interests_in += 1;
         if let Some(cs) = n.cs.as_mut() {
-            if let Some(mut d) = cs.lookup(&pkt.name, now) {
+            if let Some(mut d) = cs.lookup(&h.name, now) {
                 n.counters.cs_hits += 1;
-                d.nonce = pkt.nonce;
+                if let Some(dh) = d.ndn_mut() {
+                    dh.nonce = h.nonce;
+                }
                 self.send_on_face(in_face, d);
                 return;
             }
         }
-        let expiry = now + SimDuration(pkt.lifetime_ns);
-        let name = pkt.name;
+        let expiry = now + SimDuration(h.lifetime_ns);
+        let name = h.name;
         if let Some(e) = n.pit.get_mut(&name) {
-            if e.has_nonce(pkt.nonce) {
+            if e.has_nonce(h.nonce) {
                 n.counters.duplicates += 1;
-                let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == pkt.nonce);
+                let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == h.nonce);
                 if !same {
                     self.nack_to(in_face, &pkt, NackReason::Duplicate);
                 }
@@ -64,12 +73,12 @@ impl World {
             }
             let known = match e.in_record_mut(in_face) {
                 Some(r) => {
-                    r.nonce = pkt.nonce;
+                    r.nonce = h.nonce;
                     r.expiry = expiry;
                     true
                 }
                 None => {
-                    e.in_records.push(InRecord { face: in_face, nonce: pkt.nonce, expiry });
+                    e.in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
                     false
                 }
             };
@@ -87,12 +96,9 @@ impl World {
                 n.counters.aggregated += 1;
                 return;
             }
-            if known {
-                n.counters.retx_forwarded += 1;
-            }
         } else {
             let mut in_records = SmallVec::new();
-            in_records.push(InRecord { face: in_face, nonce: pkt.nonce, expiry });
+            in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
             let entry = PitEntry {
                 in_records,
                 out_records: SmallVec::new(),
@@ -116,7 +122,7 @@ impl World {
             n.fib.entry(fe).nexthops.iter().filter(|h| h.face != in_face).copied().collect();
         let mut out = FaceList::new();
         {
-            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
             n.strategy.get().choose(&mut ctx, &pkt, in_face, fe, &nexthops, &mut out);
         }
         if out.is_empty() {
@@ -129,12 +135,13 @@ impl World {
     }
 
     fn no_route(&mut self, node: NodeId, in_face: FaceId, pkt: &Packet) {
+        let Some(name) = pkt.ndn().map(|h| h.name) else { return };
         let n = &mut self.nodes[node.idx()];
         n.counters.no_route += 1;
-        if let Some(e) = n.pit.get_mut(&pkt.name) {
+        if let Some(e) = n.pit.get_mut(&name) {
             e.in_records.retain(|r| r.face != in_face);
             if e.in_records.is_empty() && e.out_records.is_empty() {
-                n.pit.remove(&pkt.name);
+                n.pit.remove(&name);
             }
         }
         self.nack_to(in_face, pkt, NackReason::NoRoute);
@@ -144,47 +151,64 @@ impl World {
     fn forward_interest(&mut self, node: NodeId, out_face: FaceId, pkt: Packet) {
         let now = self.now();
         let mut p = pkt;
-        let n = &mut self.nodes[node.idx()];
         let mut verdict = InterestVerdict::Send;
-        if !n.modules.is_empty() {
-            let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
-            for m in n.modules.iter_mut() {
-                verdict = m.on_interest_out(&mut ctx, out_face, &mut p);
-                if verdict != InterestVerdict::Send {
-                    break;
-                }
-            }
+        if !self.nodes[node.idx()].modules.is_empty() {
+            verdict = self
+                .each_module(node, |m, ctx| {
+                    let v = m.on_interest_out(ctx, out_face, &mut p);
+                    (v != InterestVerdict::Send).then_some(v)
+                })
+                .unwrap_or(InterestVerdict::Send);
         }
-        let Some(e) = n.pit.get_mut(&p.name) else { return };
+        let Some(&h) = p.ndn() else { return };
+        let n = &mut self.nodes[node.idx()];
+        let Some(e) = n.pit.get_mut(&h.name) else { return };
         match e.out_record_mut(out_face) {
             Some(r) => {
-                r.nonce = p.nonce;
+                r.nonce = h.nonce;
                 r.sent_at = now;
                 if r.nacked.take().is_some() {
                     self.faces[out_face.idx()].pending_interests += 1;
                 }
             }
             None => {
-                e.out_records.push(OutRecord { face: out_face, nonce: p.nonce, sent_at: now, nacked: None });
+                e.out_records.push(OutRecord { face: out_face, nonce: h.nonce, sent_at: now, nacked: None });
                 self.faces[out_face.idx()].pending_interests += 1;
             }
         }
-        if let InterestVerdict::Reject(reason) = verdict {
-            let nack = Packet::nack_for(&p, reason);
-            self.on_nack(node, out_face, nack, reason);
-            return;
+        match verdict {
+            InterestVerdict::Send => {}
+            InterestVerdict::Reject(reason) => {
+                let nack = Packet::nack_for(&p, reason);
+                self.on_nack(node, out_face, nack, reason);
+                return;
+            }
+            InterestVerdict::Hold => return,
         }
-        if self.faces[out_face.idx()].is_congested() {
-            e.marked = true;
+        let mark_entry = {
+            let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
+            n.strategy.get().after_send_interest(&mut ctx, out_face, &p)
+        };
+        if mark_entry {
+            if let Some(e) = n.pit.get_mut(&h.name) {
+                e.marked = true;
+            }
         }
         self.send_on_face(out_face, p);
     }
 
+    /// An Interest a module held for `face` is refused: handled as a NACK from that face.
+    pub(super) fn refuse_held_interest(&mut self, face: FaceId, interest: Packet, reason: NackReason) {
+        let node = self.faces[face.idx()].node;
+        let nack = Packet::nack_for(&interest, reason);
+        self.on_nack(node, face, nack, reason);
+    }
+
     fn on_data(&mut self, node: NodeId, in_face: FaceId, pkt: Packet) {
         let now = self.now();
+        let Some(&h) = pkt.ndn() else { return };
         let n = &mut self.nodes[node.idx()];
-        n.counters.data_in += 1;
-        let Some(entry) = n.pit.remove(&pkt.name) else {
+        let Some(entry) = n.pit.remove(&h.name) else {
             n.counters.unsolicited_data += 1;
             return;
         };
@@ -197,13 +221,14 @@ impl World {
         let rtt = entry.out_records.iter().find(|r| r.face == in_face).map(|r| now.saturating_since(r.sent_at));
         let mut data = pkt;
         if !n.modules.is_empty() {
-            let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
-            for m in n.modules.iter_mut() {
-                m.on_data_in(&mut ctx, in_face, &mut data, rtt);
-            }
+            self.each_module(node, |m, ctx| {
+                m.on_data_in(ctx, in_face, &mut data, rtt);
+                None::<()>
+            });
         }
+        let n = &mut self.nodes[node.idx()];
         {
-            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
             n.strategy.get().on_data(&mut ctx, &data, in_face, entry.fib_entry);
         }
         if let Some(cs) = n.cs.as_mut() {
@@ -214,16 +239,17 @@ impl World {
                 continue;
             }
             let mut d = data;
-            d.nonce = rec.nonce;
+            if let Some(dh) = d.ndn_mut() {
+                dh.nonce = rec.nonce;
+            }
             if entry.marked {
                 d.mark = d.mark.max(1);
             }
-            let n = &mut self.nodes[node.idx()];
-            if !n.modules.is_empty() {
-                let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
-                for m in n.modules.iter_mut() {
-                    m.on_data_out(&mut ctx, in_face, rec.face, &mut d);
-                }
+            if !self.nodes[node.idx()].modules.is_empty() {
+                self.each_module(node, |m, ctx| {
+                    m.on_data_out(ctx, in_face, rec.face, &mut d);
+                    None::<()>
+                });
             }
             self.send_on_face(rec.face, d);
         }
@@ -231,9 +257,9 @@ impl World {
 
     fn on_nack(&mut self, node: NodeId, in_face: FaceId, pkt: Packet, reason: NackReason) {
         let now = self.now();
+        let Some(name) = pkt.ndn().map(|h| h.name) else { return };
         let n = &mut self.nodes[node.idx()];
-        n.counters.nacks_in += 1;
-        let Some(e) = n.pit.get_mut(&pkt.name) else { return };
+        let Some(e) = n.pit.get_mut(&name) else { return };
         let Some(r) = e.out_record_mut(in_face) else { return };
         if r.nacked.is_none() {
             r.nacked = Some(reason);
@@ -242,12 +268,13 @@ impl World {
         }
         let mut nack = pkt;
         if !n.modules.is_empty() {
-            let mut ctx = ModuleCtx { now, node, node_faces: &n.faces, faces: &mut self.faces };
-            for m in n.modules.iter_mut() {
-                m.on_nack_in(&mut ctx, in_face, &mut nack);
-            }
+            self.each_module(node, |m, ctx| {
+                m.on_nack_in(ctx, in_face, &mut nack);
+                None::<()>
+            });
         }
-        let Some(e) = n.pit.get(&pkt.name) else { return };
+        let n = &mut self.nodes[node.idx()];
+        let Some(e) = n.pit.get(&name) else { return };
         let interest = e.interest;
         let fib_entry = e.fib_entry;
         let untried: SmallVec<[NextHop; 4]> = match fib_entry {
@@ -264,7 +291,7 @@ impl World {
             None => SmallVec::new(),
         };
         let retry = {
-            let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+            let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
             n.strategy.get().on_nack(&mut ctx, &nack, in_face, fib_entry, &untried)
         };
         if let Some(f) = retry {
@@ -272,13 +299,15 @@ impl World {
             return;
         }
         let n = &mut self.nodes[node.idx()];
-        if !n.pit.get(&pkt.name).is_some_and(|e| e.all_nacked()) {
+        if !n.pit.get(&name).is_some_and(|e| e.all_nacked()) {
             return;
         }
-        let Some(e) = n.pit.remove(&pkt.name) else { return };
+        let Some(e) = n.pit.remove(&name) else { return };
         for rec in &e.in_records {
             let mut down = Packet::nack_for(&e.interest, reason);
-            down.nonce = rec.nonce;
+            if let Some(dh) = down.ndn_mut() {
+                dh.nonce = rec.nonce;
+            }
             down.mark = nack.mark;
             self.send_on_face(rec.face, down);
         }
@@ -323,7 +352,7 @@ impl World {
                 out_faces.push(r.face);
             }
         }
-        let mut ctx = StrategyCtx { now, rng: &mut n.rng, faces: &self.faces };
+        let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
         n.strategy.get().on_pit_expired(&mut ctx, &out_faces, e.fib_entry);
     }
 }

@@ -1,0 +1,34 @@
+//! IP forwarding: a node delivers an IP packet addressed to it to the application listening on
+//! its destination port, and forwards any other by destination over its IP routes, through the
+//! same faces, link services, queues and links as NDN traffic. Router modules see each packet
+//! on the way in and on the way out.
+
+use super::World;
+use crate::ids::{FaceId, NodeId};
+use crate::packet::{Packet, Transport};
+
+impl World {
+    pub(super) fn ip_receive(&mut self, node: NodeId, in_face: FaceId, mut packet: Packet) {
+        if !self.modules_take_in(node, in_face, &mut packet) {
+            return;
+        }
+        let Some(ip) = packet.ip() else { return };
+        let n = &mut self.nodes[node.idx()];
+        if ip.dst == node {
+            let port = match ip.transport {
+                Transport::Tcp(t) => t.dst_port,
+                Transport::Udp(u) => u.dst_port,
+            };
+            match n.ports.iter().find(|(p, _)| *p == port) {
+                Some(&(_, app_face)) => self.send_on_face(app_face, packet),
+                None => n.counters.ip_unroutable += 1,
+            }
+            return;
+        }
+        match n.ip_routes.get(ip.dst.idx()).copied().flatten() {
+            // Never back where it came from: that would be a routing loop.
+            Some(face) if face != in_face => self.forward_packet(node, face, packet),
+            _ => n.counters.ip_unroutable += 1,
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The engine beyond NDN: IP and multicast packets crossing routers on the same queues as NDN
+//! traffic, router modules that originate, absorb and hold packets, link services with frames of
+//! their own, and the packet tap.
+
+use std::sync::{Arc, Mutex};
+
+use ndncc_core::app::{AppCtx, Application, ConsumerParams, Controller, ProducerParams};
+use ndncc_core::cc::window::{FixedWindow, FixedWindowConfig};
+use ndncc_core::ids::{FaceId, NodeId};
+use ndncc_core::linkservice::{LinkCtx, LinkService};
+use ndncc_core::module::{Intake, InterestVerdict, ModuleCtx, RouterModule};
+use ndncc_core::packet::{Header, Ip, Mcast, McastKind, Packet, Transport, Udp};
+use ndncc_core::queue::{DropTailConfig, QueueConfig};
+use ndncc_core::recorder::SummaryRow;
+use ndncc_core::tap::{TapLog, TapPoint};
+use ndncc_core::time::{SimDuration, SimTime};
+use ndncc_core::world::{LinkParams, World, WorldBuilder};
+
+fn summary(w: &World, entity: &str, metric: &str) -> f64 {
+    w.summary().into_iter().find(|r| r.entity == entity && r.metric == metric).map(|r| r.value).unwrap_or(f64::NAN)
+}
+
+/// Sends `count` UDP datagrams of `size` bytes to `dst`:`port`, one every `gap`.
+struct UdpSender {
+    me: NodeId,
+    dst: NodeId,
+    port: u16,
+    size: u32,
+    gap: SimDuration,
+    count: u64,
+    sent: u64,
+}
+
+impl Application for UdpSender {
+    fn on_start(&mut self, ctx: &mut AppCtx) {
+        self.on_wake(ctx);
+    }
+    fn on_packet(&mut self, _ctx: &mut AppCtx, _packet: &Packet) {}
+    fn on_wake(&mut self, ctx: &mut AppCtx) {
+        if self.sent >= self.count {
+            return;
+        }
+        let udp = Udp { src_port: 9, dst_port: self.port, seq: self.sent, sent_at: ctx.now };
+        let ip = Ip { src: self.me, dst: self.dst, ecn_capable: false, transport: Transport::Udp(udp) };
+        ctx.send(Packet::new(Header::Ip(ip), self.size));
+        self.sent += 1;
+        ctx.wake_at(ctx.now + self.gap);
+    }
+    fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
+        out.push(SummaryRow::new("udp-tx", "app", "sent", self.sent as f64, "packets"));
+    }
+}
+
+/// Counts the datagrams it receives and the hops they took.
+#[derive(Default)]
+struct UdpSink {
+    received: u64,
+    hops: u64,
+    last_seq: Option<u64>,
+}
+
+impl Application for UdpSink {
+    fn on_start(&mut self, _ctx: &mut AppCtx) {}
+    fn on_packet(&mut self, _ctx: &mut AppCtx, packet: &Packet) {
+        if let Some(Ip { transport: Transport::Udp(u), .. }) = packet.ip() {
+            self.received += 1;
+            self.hops = packet.hops as u64;
+            self.last_seq = Some(u.seq);
+        }
+    }
+    fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
+        out.push(SummaryRow::new("udp-rx", "app", "received", self.received as f64, "packets"));
+        out.push(SummaryRow::new("udp-rx", "app", "hops", self.hops as f64, "hops"));
+    }
+}
+
+fn droptail(n: usize) -> QueueConfig {
+    QueueConfig::Droptail(DropTailConfig { packets: Some(n), bytes: None })
+}
+
+/// C –(100 Mbps, 1 ms)– R –(10 Mbps, 5 ms)– P, with an NDN consumer/producer pair and a UDP
+/// sender/sink pair over the same links.
+fn shared_bottleneck(udp_count: u64) -> (World, Arc<Mutex<TapLog>>) {
+    let mut b = WorldBuilder::new(1, SimDuration::from_secs(2));
+    let (c, r, p) = (b.add_node("C"), b.add_node("R"), b.add_node("P"));
+    let fast = LinkParams::new(100_000_000, SimDuration::from_millis(1)).with_queue(droptail(50));
+    let slow = LinkParams::new(10_000_000, SimDuration::from_millis(5)).with_queue(droptail(50));
+    b.add_link("C-R", c, r, fast.clone(), fast).unwrap();
+    b.add_link("R-P", r, p, slow.clone(), slow).unwrap();
+    let (cr, rp) = (b.face_between(c, r).unwrap(), b.face_between(r, p).unwrap());
+    b.add_route(c, "/p", cr, 1);
+    b.add_route(r, "/p", rp, 1);
+    b.add_ip_route(c, p, cr);
+    b.add_ip_route(r, p, rp);
+    b.add_producer(p, "/p", ProducerParams::new("P", 1000, 50));
+    let window = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window: 20.0 })));
+    b.add_consumer(c, "/p", ConsumerParams::new("C"), window, SimTime::ZERO, None);
+    let tx = UdpSender {
+        me: c,
+        dst: p,
+        port: 5000,
+        size: 1000,
+        gap: SimDuration::from_millis(1),
+        count: udp_count,
+        sent: 0,
+    };
+    b.add_application("udp-tx", c, Box::new(tx), SimTime::ZERO, None);
+    let rx = b.add_application("udp-rx", p, Box::new(UdpSink::default()), SimTime::ZERO, None);
+    b.bind_port(rx, 5000).unwrap();
+    let mut w = b.build();
+    let log = Arc::new(Mutex::new(TapLog::default()));
+    w.set_tap(Box::new(log.clone()));
+    (w, log)
+}
+
+#[test]
+fn udp_datagrams_cross_a_router_through_the_same_queue_as_ndn_data() {
+    let (mut w, log) = shared_bottleneck(500);
+    w.run(SimDuration::ZERO, &mut |_| true);
+    // 500 datagrams of 1,000 B at 8 Mbps share a 10 Mbps link with Interests (R->P carries
+    // only Interests and datagrams): none is lost, and each was received by C, R and P.
+    assert_eq!(summary(&w, "udp-rx", "received"), 500.0);
+    assert_eq!(summary(&w, "udp-rx", "hops"), 3.0);
+    assert!(summary(&w, "C", "data_received") > 1000.0);
+    let rp = w.face_by_name("R->P").unwrap();
+    let f = &w.faces[rp.idx()].counters;
+    assert_eq!(f.ip_bytes_sent, 500 * 1000);
+    assert!(f.interests_sent > 1000);
+    // The tap saw both kinds enqueued in the one queue of R->P, interleaved.
+    let log = log.lock().unwrap();
+    let kinds: Vec<bool> = log
+        .events
+        .iter()
+        .filter(|(_, face, point, _)| *face == rp && *point == TapPoint::Enqueue)
+        .map(|(_, _, _, p)| p.ip().is_some())
+        .collect();
+    let switches = kinds.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(switches > 100, "IP and NDN packets interleave in the queue ({switches} switches)");
+    // Every transmit on R->P that left 10 ms before the end (5 ms delay, 1 ms to serialise)
+    // is matched by an arrival at the other end, as nothing is lost.
+    let pr = w.faces[rp.idx()].peer().unwrap();
+    let early = SimTime(SimDuration::from_millis(1990).nanos());
+    let tx = log.events.iter().filter(|e| e.1 == rp && e.2 == TapPoint::Transmit && e.0 <= early).count();
+    let rx = log.events.iter().filter(|e| e.1 == pr && e.2 == TapPoint::Arrive && e.0 <= early).count();
+    assert!(tx > 2000 && (tx - rx) as u32 <= 7, "{tx} transmits, {rx} arrivals by 1.99 s");
+}
+
+#[test]
+fn a_datagram_for_a_node_without_a_route_is_counted_not_forwarded() {
+    let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
+    let (a, r, z) = (b.add_node("A"), b.add_node("R"), b.add_node("Z"));
+    let l = LinkParams::new(10_000_000, SimDuration::from_millis(1));
+    b.add_link("A-R", a, r, l.clone(), l).unwrap();
+    let ar = b.face_between(a, r).unwrap();
+    b.add_ip_route(a, z, ar); // R has no route to Z
+    let tx = UdpSender { me: a, dst: z, port: 1, size: 100, gap: SimDuration::from_millis(10), count: 3, sent: 0 };
+    b.add_application("udp-tx", a, Box::new(tx), SimTime::ZERO, None);
+    let mut w = b.build();
+    w.run(SimDuration::ZERO, &mut |_| true);
+    assert_eq!(summary(&w, "R", "ip_unroutable"), 3.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multicast with a router module that absorbs feedback and originates one aggregate per period.
+
+/// The source: sends `count` multicast Data of 1,000 B, one per millisecond; counts feedback.
+struct McastSource {
+    me: NodeId,
+    count: u64,
+    sent: u64,
+    feedback: Arc<Mutex<Vec<(SimTime, u64)>>>,
+}
+
+impl Application for McastSource {
+    fn on_start(&mut self, ctx: &mut AppCtx) {
+        self.on_wake(ctx);
+    }
+    fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
+        if let Some(m) = packet.mcast().filter(|m| m.kind == McastKind::Feedback) {
+            self.feedback.lock().unwrap().push((ctx.now, m.seq));
+        }
+    }
+    fn on_wake(&mut self, ctx: &mut AppCtx) {
+        if self.sent < self.count {
+            let m = Mcast { group: 7, kind: McastKind::Data, origin: self.me, seq: self.sent, sent_at: ctx.now };
+            ctx.send(Packet::new(Header::Mcast(m), 1000));
+            self.sent += 1;
+            ctx.wake_at(ctx.now + SimDuration::from_millis(1));
+        }
+    }
+    fn summary(&self, _end: SimTime, _out: &mut Vec<SummaryRow>) {}
+}
+
+/// A receiver: counts Data and reports the count upstream every 10 ms.
+struct McastReceiver {
+    me: NodeId,
+    received: u64,
+}
+
+impl Application for McastReceiver {
+    fn on_start(&mut self, ctx: &mut AppCtx) {
+        ctx.wake_at(ctx.now + SimDuration::from_millis(10));
+    }
+    fn on_packet(&mut self, _ctx: &mut AppCtx, packet: &Packet) {
+        if packet.mcast().is_some_and(|m| m.kind == McastKind::Data) {
+            self.received += 1;
+        }
+    }
+    fn on_wake(&mut self, ctx: &mut AppCtx) {
+        let m = Mcast { group: 7, kind: McastKind::Feedback, origin: self.me, seq: self.received, sent_at: ctx.now };
+        ctx.send(Packet::new(Header::Mcast(m), 40));
+        ctx.wake_at(ctx.now + SimDuration::from_millis(10));
+    }
+    fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
+        out.push(SummaryRow::new(&format!("M{}", self.me.0), "app", "received", self.received as f64, "packets"));
+    }
+}
+
+/// A tree node's aggregator: absorbs feedback from downstream, keeps the smallest count, and
+/// every 10 ms sends one report of its own upstream.
+struct Aggregator {
+    upstream: FaceId,
+    smallest: Option<u64>,
+    absorbed: Arc<Mutex<u64>>,
+}
+
+impl RouterModule for Aggregator {
+    fn name(&self) -> &'static str {
+        "aggregator"
+    }
+    fn on_packet_in(&mut self, ctx: &mut ModuleCtx, _face: FaceId, packet: &mut Packet) -> Intake {
+        let Some(m) = packet.mcast().filter(|m| m.kind == McastKind::Feedback) else { return Intake::Pass };
+        self.smallest = Some(self.smallest.map_or(m.seq, |s| s.min(m.seq)));
+        *self.absorbed.lock().unwrap() += 1;
+        ctx.wake_at(ctx.now + SimDuration::from_millis(10));
+        Intake::Absorb
+    }
+    fn on_wake(&mut self, ctx: &mut ModuleCtx) {
+        if let Some(s) = self.smallest.take() {
+            let m = Mcast { group: 7, kind: McastKind::Feedback, origin: ctx.node, seq: s, sent_at: ctx.now };
+            ctx.send(self.upstream, Packet::new(Header::Mcast(m), 40));
+        }
+    }
+}
+
+#[test]
+fn a_router_module_absorbs_feedback_and_originates_one_aggregate_per_period() {
+    // S – R – {M1, M2, M3}: Data copied at R to three receivers; R's module absorbs the three
+    // receivers' reports and sends one aggregate towards S per 10 ms period.
+    let mut b = WorldBuilder::new(1, SimDuration::from_millis(1000));
+    let s = b.add_node("S");
+    let r = b.add_node("R");
+    let ms: Vec<NodeId> = (1..=3).map(|i| b.add_node(&format!("M{i}"))).collect();
+    let l = LinkParams::new(100_000_000, SimDuration::from_millis(1));
+    b.add_link("S-R", s, r, l.clone(), l.clone()).unwrap();
+    for (i, &m) in ms.iter().enumerate() {
+        b.add_link(&format!("R-M{}", i + 1), r, m, l.clone(), l.clone()).unwrap();
+    }
+    let feedback = Arc::new(Mutex::new(Vec::new()));
+    let src = McastSource { me: s, count: 500, sent: 0, feedback: feedback.clone() };
+    let src_app = b.add_application("source", s, Box::new(src), SimTime::ZERO, None);
+    let (sr, rs) = (b.face_between(s, r).unwrap(), b.face_between(r, s).unwrap());
+    b.add_mcast_route(s, 7, None, Some(sr));
+    b.add_mcast_route(s, 7, None, Some(b.app_face(src_app)));
+    b.add_mcast_route(r, 7, Some(rs), None);
+    for &m in &ms {
+        let app = b.add_application(
+            &format!("M{}", m.0),
+            m,
+            Box::new(McastReceiver { me: m, received: 0 }),
+            SimTime::ZERO,
+            None,
+        );
+        let down = b.face_between(r, m).unwrap();
+        b.add_mcast_route(r, 7, Some(rs), Some(down));
+        let up = b.face_between(m, r).unwrap();
+        b.add_mcast_route(m, 7, Some(up), Some(b.app_face(app)));
+    }
+    let absorbed = Arc::new(Mutex::new(0));
+    b.add_module(r, Box::new(Aggregator { upstream: rs, smallest: None, absorbed: absorbed.clone() }));
+    let mut w = b.build();
+    w.run(SimDuration::ZERO, &mut |_| true);
+    for &m in &ms {
+        assert_eq!(summary(&w, &format!("M{}", m.0), "received"), 500.0);
+    }
+    // Each receiver reports at 10, 20, …, 1000 ms; the last report would reach R after the end
+    // (1 ms link): 99 reports each, all absorbed at R.
+    assert_eq!(*absorbed.lock().unwrap(), 297);
+    let fb = feedback.lock().unwrap();
+    // One aggregate per period reaches S (the last, sent at 1000 ms + 10 ms, is after the end).
+    assert!((98..=100).contains(&fb.len()), "{} aggregates", fb.len());
+    // S's face towards R carried Data only; R's face towards S carried only the aggregates.
+    let rs_counters = &w.faces[rs.idx()].counters;
+    assert_eq!(rs_counters.mcast_bytes_sent, fb.len() as u64 * 40);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A module that holds Interests and releases them later.
+
+/// Holds every Interest for `delay` before sending it on.
+struct Delayer {
+    delay: SimDuration,
+    held: std::collections::VecDeque<(SimTime, FaceId, Packet)>,
+}
+
+impl RouterModule for Delayer {
+    fn name(&self) -> &'static str {
+        "delayer"
+    }
+    fn on_interest_out(&mut self, ctx: &mut ModuleCtx, face: FaceId, interest: &mut Packet) -> InterestVerdict {
+        let due = ctx.now + self.delay;
+        self.held.push_back((due, face, *interest));
+        ctx.wake_at(due);
+        InterestVerdict::Hold
+    }
+    fn on_wake(&mut self, ctx: &mut ModuleCtx) {
+        while let Some(&(due, face, p)) = self.held.front() {
+            if due > ctx.now {
+                ctx.wake_at(due);
+                break;
+            }
+            self.held.pop_front();
+            ctx.send(face, p);
+        }
+    }
+}
+
+#[test]
+fn an_interest_held_by_a_module_leaves_when_released_and_the_rtt_grows_by_the_hold() {
+    let rtt = |delay_ms: u64| {
+        let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
+        let (c, r, p) = (b.add_node("C"), b.add_node("R"), b.add_node("P"));
+        let l = LinkParams::new(100_000_000, SimDuration::from_millis(5));
+        b.add_link("C-R", c, r, l.clone(), l.clone()).unwrap();
+        b.add_link("R-P", r, p, l.clone(), l).unwrap();
+        let (cr, rp) = (b.face_between(c, r).unwrap(), b.face_between(r, p).unwrap());
+        b.add_route(c, "/p", cr, 1);
+        b.add_route(r, "/p", rp, 1);
+        b.add_producer(p, "/p", ProducerParams::new("P", 1000, 50));
+        let window = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 })));
+        b.add_consumer(c, "/p", ConsumerParams::new("C"), window, SimTime::ZERO, None);
+        if delay_ms > 0 {
+            let d = Delayer { delay: SimDuration::from_millis(delay_ms), held: Default::default() };
+            b.add_module(r, Box::new(d));
+        }
+        let mut w = b.build();
+        w.run(SimDuration::ZERO, &mut |_| true);
+        summary(&w, "C", "mean_rtt_ms")
+    };
+    let (plain, held) = (rtt(0), rtt(7));
+    assert!((held - plain - 7.0).abs() < 1e-9, "plain {plain} ms, held {held} ms");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A link service with frames of its own.
+
+/// Numbers every frame it sends; the receiving side answers each frame with a standalone
+/// acknowledgement frame of 10 B, which the sending side absorbs.
+#[derive(Default)]
+struct Acker {
+    next_seq: u32,
+    acked: Arc<Mutex<Vec<u32>>>,
+}
+
+impl LinkService for Acker {
+    fn name(&self) -> &'static str {
+        "acker"
+    }
+    fn on_transmit(&mut self, _ctx: &mut LinkCtx, packet: &mut Packet) {
+        if packet.header != Header::LinkAck {
+            self.next_seq += 1;
+            packet.link.tx_seq = self.next_seq;
+        }
+    }
+    fn on_receive(&mut self, ctx: &mut LinkCtx, packet: Packet) -> Option<Packet> {
+        if packet.header == Header::LinkAck {
+            self.acked.lock().unwrap().push(packet.link.ack);
+            return None;
+        }
+        if packet.link.tx_seq > 0 {
+            let mut ack = Packet::new(Header::LinkAck, 10);
+            ack.link.ack = packet.link.tx_seq;
+            ctx.send(ack);
+        }
+        Some(packet)
+    }
+}
+
+#[test]
+fn a_link_service_acknowledges_frames_with_frames_that_use_the_link_and_never_reach_a_node() {
+    let mut b = WorldBuilder::new(1, SimDuration::from_millis(500));
+    let (c, p) = (b.add_node("C"), b.add_node("P"));
+    let l = LinkParams::new(10_000_000, SimDuration::from_millis(2));
+    b.add_link("C-P", c, p, l.clone(), l).unwrap();
+    let (cp, pc) = (b.face_between(c, p).unwrap(), b.face_between(p, c).unwrap());
+    b.add_route(c, "/p", cp, 1);
+    b.add_producer(p, "/p", ProducerParams::new("P", 1000, 50));
+    let window = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window: 4.0 })));
+    b.add_consumer(
+        c,
+        "/p",
+        ConsumerParams { segments: Some(100), ..ConsumerParams::new("C") },
+        window,
+        SimTime::ZERO,
+        None,
+    );
+    let (acked_c, acked_p) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
+    b.set_link_service(cp, Box::new(Acker { next_seq: 0, acked: acked_c.clone() })).unwrap();
+    b.set_link_service(pc, Box::new(Acker { next_seq: 0, acked: acked_p.clone() })).unwrap();
+    let mut w = b.build();
+    w.run(SimDuration::ZERO, &mut |_| true);
+    assert_eq!(summary(&w, "C", "data_received"), 100.0);
+    // C sent 100 Interests (frames 1..=100), P answered each with an ACK, and the other way.
+    assert_eq!(*acked_c.lock().unwrap(), (1..=100).collect::<Vec<u32>>());
+    assert_eq!(*acked_p.lock().unwrap(), (1..=100).collect::<Vec<u32>>());
+    assert_eq!(w.faces[pc.idx()].counters.link_bytes_sent, 100 * 10);
+    assert_eq!(summary(&w, "C", "unsolicited_data"), 0.0);
+}
