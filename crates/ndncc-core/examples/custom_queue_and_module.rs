@@ -11,12 +11,13 @@
 
 use std::collections::VecDeque;
 
-use ndncc_core::app::{ConsumerParams, Controller, ProducerParams};
+use ndncc_core::app::Controller;
 use ndncc_core::cc::window::{PconConfig, WindowConfig};
 use ndncc_core::ids::FaceId;
 use ndncc_core::module::{InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::Packet;
 use ndncc_core::queue::{AnyQueue, Dequeued, DropTailConfig, QueueConfig, QueueDisc, Verdict};
+use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
@@ -142,10 +143,11 @@ fn dumbbell(duration: SimDuration, bottleneck_queue: Option<AnyQueue>) -> World 
             let face = b.face_between(from, to).expect("linked");
             b.add_route(from, &prefix, face, 1);
         }
-        let producer = ProducerParams::new(&format!("P{i}"), 1024, 64);
-        b.add_producer(p, &prefix, producer);
-        let consumer = ConsumerParams::new(&format!("C{i}"));
-        b.add_consumer(c, &prefix, consumer, Controller::Window(pcon.build()), SimTime::ZERO, None);
+        let (pn, cn) = (format!("P{i}"), format!("C{i}"));
+        b.add_producer(&pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
+        // The spec's own window is replaced by the controller given here.
+        let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()));
+        b.add_consumer_with(&cn, &consumer, Controller::Window(pcon.build())).expect("a node of the world");
     }
     let mut world = b.build();
     if let Some(q) = bottleneck_queue {

@@ -20,12 +20,13 @@
 //! Run it with `cargo run --release -p ndncc-core --example vegas_like`; its tests run with
 //! `cargo test -p ndncc-core --example vegas_like`.
 
-use ndncc_core::app::{ConsumerParams, Controller, ProducerParams};
+use ndncc_core::app::Controller;
 use ndncc_core::cc::window::recovery::RecoveryPoint;
 use ndncc_core::cc::window::{AimdConfig, WindowConfig};
 use ndncc_core::cc::{DataEvent, LossEvent, NackAction, WindowControl};
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
-use ndncc_core::time::{SimDuration, SimTime};
+use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
+use ndncc_core::time::SimDuration;
 use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 use serde::{Deserialize, Serialize};
@@ -187,10 +188,11 @@ fn dumbbell(duration: SimDuration, make: &dyn Fn() -> Box<dyn WindowControl>) ->
             let face = b.face_between(from, to).expect("linked");
             b.add_route(from, &prefix, face, 1);
         }
-        let producer = ProducerParams::new(&format!("P{i}"), 1024, 64);
-        b.add_producer(p, &prefix, producer);
-        let consumer = ConsumerParams::new(&format!("C{i}"));
-        b.add_consumer(c, &prefix, consumer, Controller::Window(make()), SimTime::ZERO, None);
+        let (pn, cn) = (format!("P{i}"), format!("C{i}"));
+        b.add_producer(&pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
+        // The spec's own window is replaced by the controller given here.
+        let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()));
+        b.add_consumer_with(&cn, &consumer, Controller::Window(make())).expect("a node of the world");
     }
     b.build()
 }
@@ -238,6 +240,7 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ndncc_core::time::SimTime;
 
     fn ms(x: u64) -> SimDuration {
         SimDuration::from_millis(x)

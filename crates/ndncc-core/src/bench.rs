@@ -6,15 +6,16 @@
 //! `dumbbell-N`: N consumer/producer pairs sharing the same bottleneck, window 300/N each.
 //! Recording is limited to 100 ms samples, as a long sweep would use.
 
-use crate::app::{ConsumerParams, Controller, ProducerParams};
-use crate::cc::window::{FixedWindow, FixedWindowConfig};
+use crate::cc::window::{FixedWindowConfig, WindowConfig};
 use crate::queue::{DropTailConfig, QueueConfig};
-use crate::time::{SimDuration, SimTime};
+use crate::scenario::{ConsumerSpec, ProducerSpec};
+use crate::time::SimDuration;
+use crate::units::Bytes;
 use crate::world::builder::FaceSelection;
 use crate::world::{LinkParams, World, WorldBuilder};
 
-pub const PAYLOAD: u32 = 1024;
-pub const OVERHEAD: u32 = 64;
+pub const PAYLOAD: u64 = 1024;
+pub const OVERHEAD: u64 = 64;
 
 /// Names of the standard scenarios.
 pub fn standard_names() -> Vec<String> {
@@ -46,10 +47,12 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
         b.add_route(c, &prefix, f_c, 1);
         b.add_route(r1, &prefix, f_r1, 1);
         b.add_route(r2, &prefix, f_r2, 1);
-        b.add_producer(p, &prefix, ProducerParams::new(&format!("P{}", i + 1), PAYLOAD, OVERHEAD));
-        let params = ConsumerParams { payload: PAYLOAD, ..ConsumerParams::new(&format!("C{}", i + 1)) };
-        let ctl = Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window })));
-        b.add_consumer(c, &prefix, params, ctl, SimTime::ZERO, None);
+        let (pn, cn) = (format!("P{}", i + 1), format!("C{}", i + 1));
+        let producer =
+            ProducerSpec { payload: Bytes(PAYLOAD), overhead: Bytes(OVERHEAD), ..ProducerSpec::new(&pn, &prefix) };
+        b.add_producer(&pn, &producer).expect("a node of the world");
+        let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(FixedWindowConfig { window }));
+        b.add_consumer(&cn, &consumer).expect("a node of the world");
     }
     b.build()
 }

@@ -1,14 +1,12 @@
 //! Turning a validated `Scenario` into a runnable `World`: nodes, links (both directions),
 //! routes (static and computed), producers and consumers, recording.
 
-use crate::app::{ConsumerParams, Controller, ProducerParams};
 use crate::forwarder::strategy::AnyStrategy;
 use crate::ids::NodeId;
-use crate::queue::token_bucket::ShaperConfig;
 use crate::routing::Graph;
 use crate::scenario::FaceSelection as SpecFaces;
-use crate::scenario::{AppSpec, Control, Dir, RoutingMetric, RoutingMode, Scenario, ShaperSpec};
-use crate::time::{SimDuration, SimTime};
+use crate::scenario::{AppSpec, Dir, RoutingMetric, RoutingMode, Scenario};
+use crate::time::SimDuration;
 use crate::world::builder::FaceSelection;
 use crate::world::{LinkParams, World, WorldBuilder};
 
@@ -27,16 +25,6 @@ impl std::fmt::Display for BuildError {
 
 fn err(component: impl Into<String>, message: impl Into<String>) -> BuildError {
     BuildError { component: component.into(), message: message.into() }
-}
-
-fn shaper(s: &ShaperSpec) -> ShaperConfig {
-    let d = ShaperConfig::default();
-    ShaperConfig {
-        rate: s.rate.or(d.rate),
-        data_size: s.data_size.unwrap_or(d.data_size),
-        depth: s.depth.unwrap_or(d.depth),
-        burst: s.burst.unwrap_or(d.burst),
-    }
 }
 
 /// Build the world for `scenario` with root seed `seed`.
@@ -83,7 +71,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
                 queue: d.queue.clone(),
                 loss: d.loss.clone(),
                 underlay: d.underlay.map(|u| (u.bps(), d.underlay_queue)),
-                shaper: d.interest_shaper.map(shaper),
+                shaper: d.interest_shaper.cloned(),
             }
         };
         b.add_link(name, na, nb, params(Dir::AB), params(Dir::BA)).map_err(|e| err(format!("link {name}"), e))?;
@@ -99,15 +87,8 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     let mut served: Vec<(String, Vec<usize>)> = Vec::new();
     for (name, app) in &scenario.apps {
         if let AppSpec::Producer(p) = app {
+            b.add_producer(name, p).map_err(|e| err(format!("app {name}"), e))?;
             let at = node(&p.node).ok_or_else(|| err(format!("app {name}"), "unknown node"))?;
-            let params = ProducerParams {
-                name: name.clone(),
-                payload: p.payload.0 as u32,
-                overhead: p.overhead.0 as u32,
-                processing_delay: p.processing_delay.get(),
-                freshness: p.freshness.get(),
-            };
-            b.add_producer(at, &p.prefix, params);
             match served.iter_mut().find(|(pre, _)| *pre == p.prefix) {
                 Some((_, v)) => v.push(at.idx()),
                 None => served.push((p.prefix.clone(), vec![at.idx()])),
@@ -145,40 +126,9 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
 
     // Consumers.
     for (name, app) in &scenario.apps {
-        let AppSpec::Consumer(c) = app else { continue };
-        let at = node(&c.node).ok_or_else(|| err(format!("app {name}"), "unknown node"))?;
-        let payload = scenario.producer_for(&c.prefix).map_or(1024, |(_, p)| p.payload.0 as u32);
-        let segments = c.segments.or_else(|| c.file_size.map(|f| f.0.div_ceil(payload.max(1) as u64)));
-        c.rtt.validate().map_err(|e| err(format!("app {name}"), e))?;
-        let controller = match c.control() {
-            Some(Control::Window(w)) => {
-                w.validate().map_err(|e| err(format!("app {name}"), e))?;
-                Controller::Window(w.build())
-            }
-            Some(Control::Rate(r)) => {
-                r.validate().map_err(|e| err(format!("app {name}"), e))?;
-                Controller::Rate(r.build())
-            }
-            None => return Err(err(format!("app {name}"), "a consumer needs exactly one of `window` or `rate`")),
-        };
-        let params = ConsumerParams {
-            name: name.clone(),
-            prefix: Default::default(),
-            interest_size: c.interest_size.0 as u32,
-            payload,
-            lifetime: c.lifetime.get(),
-            retransmit: c.retransmit,
-            max_retransmissions: c.max_retransmissions,
-            timeout_check: c.timeout_check.get(),
-            rto_per_interest: c.rto_per_interest,
-            segments,
-            rtt: c.rtt,
-            interest_bucket: c.interest_bucket,
-            smoothing: c.smoothing,
-        };
-        let start = SimTime::ZERO + c.start.get();
-        let stop = c.stop.map(|s| SimTime::ZERO + s.get());
-        b.add_consumer(at, &c.prefix, params, controller, start, stop);
+        if let AppSpec::Consumer(c) = app {
+            b.add_consumer(name, c).map_err(|e| err(format!("app {name}"), e))?;
+        }
     }
     Ok(b.build())
 }

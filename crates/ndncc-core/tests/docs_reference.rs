@@ -27,11 +27,12 @@ use ndncc_core::loss::LossConfig;
 use ndncc_core::module::interest_limit::{InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::MirccConfig;
 use ndncc_core::module::ModuleConfig;
+use ndncc_core::queue::ShaperConfig;
 use ndncc_core::queue::{CodelConfig, CodelMarkConfig, DropTailConfig, NfdMarkConfig, QueueConfig};
 use ndncc_core::rtt::{Backoff, RttConfig};
 use ndncc_core::scenario::{
     AppSpec, ConsumerSpec, ContentStoreSpec, FaceSelection, LinkSpec, NodeSpec, ProducerSpec, RecordSpec, RouteSpec,
-    RoutingMetric, RoutingMode, RoutingSpec, ShaperSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
+    RoutingMetric, RoutingMode, RoutingSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
 };
 use ndncc_core::units::{Bandwidth, Bytes, Duration, Fraction};
 use serde::de::DeserializeOwned;
@@ -233,8 +234,8 @@ fn link() -> LinkSpec {
     l
 }
 
-fn shaper() -> ShaperSpec {
-    ShaperSpec { rate: Some(100.0), data_size: Some(Bytes(1000)), depth: Some(10), burst: Some(1.0) }
+fn shaper() -> ShaperConfig {
+    ShaperConfig { rate: Some(100.0), data_size: Bytes(1000), depth: 10, burst: 1.0 }
 }
 
 fn consumer() -> ConsumerSpec {
@@ -402,9 +403,9 @@ fn every_value_of_every_string_setting_is_documented() {
 fn the_key_lists_come_from_serde() {
     // Guard the mechanism itself: a struct with an Option field skipped when None still has it
     // in serde's list, and a misspelt key is not silently accepted.
-    let keys = accepted::<ShaperSpec>(Map::new());
+    let keys = accepted::<ShaperConfig>(Map::new());
     assert_eq!(keys, ["burst", "data_size", "depth", "rate"].map(String::from).into_iter().collect());
-    assert!(serde_json::to_value(ShaperSpec::default()).unwrap().as_object().unwrap().is_empty());
+    assert!(!serde_json::to_value(ShaperConfig::default()).unwrap().as_object().unwrap().contains_key("rate"));
     let types = variants::<QueueConfig>(json!({ "type": UNKNOWN }));
     assert!(types.contains("codel-mark"), "{types:?}");
 }

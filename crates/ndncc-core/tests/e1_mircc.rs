@@ -28,13 +28,15 @@
 
 use std::sync::OnceLock;
 
-use ndncc_core::app::{ConsumerParams, Controller, ProducerParams};
+use ndncc_core::app::Controller;
 use ndncc_core::cc::rate::{AimdRate, AimdRateConfig, MirccRate, MirccRateConfig};
+use ndncc_core::cc::rate::{ConstantRateConfig, RateConfig};
 use ndncc_core::module::interest_limit::{InterestLimit, InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::{Mircc, MirccConfig};
 use ndncc_core::module::RouterModule;
 use ndncc_core::queue::token_bucket::ShaperConfig;
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
+use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::{Bytes, Duration};
 use ndncc_core::world::builder::FaceSelection;
@@ -112,8 +114,18 @@ fn controller(scheme: Scheme) -> Controller {
     }
 }
 
-fn consumer(name: &str, smoothing: bool) -> ConsumerParams {
-    ConsumerParams { payload: 1200, retransmit: false, interest_bucket: 200, smoothing, ..ConsumerParams::new(name) }
+/// A consumer on `node` fetching `prefix` from `start_s` to `stop_s` (its rate table is replaced by
+/// the controller given with it).
+fn consumer(node: &str, prefix: &str, smoothing: bool, start_s: u64, stop_s: u64) -> ConsumerSpec {
+    let base = ConsumerSpec::with_rate(node, prefix, RateConfig::Constant(ConstantRateConfig { rate: 1.0 }));
+    ConsumerSpec {
+        retransmit: false,
+        interest_bucket: 200,
+        smoothing,
+        start: Duration::from_secs(start_s),
+        stop: Some(Duration::from_secs(stop_s)),
+        ..base
+    }
 }
 
 fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
@@ -141,13 +153,12 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
         b.set_clock(node, Some(tick));
         b.add_module(node, module(scheme, tick));
     }
-    for (node, name, prefix) in [(p1, "P1", "/p1"), (p2, "P2", "/p2")] {
-        let params = ProducerParams::new(name, 1200, 50);
-        b.add_producer(node, prefix, params);
+    for (name, prefix) in [("P1", "/p1"), ("P2", "/p2")] {
+        let spec = ProducerSpec { payload: Bytes(1200), overhead: Bytes(50), ..ProducerSpec::new(name, prefix) };
+        b.add_producer(name, &spec).expect("a node of the world");
     }
-    let s = SimTime::from_secs_f64;
-    b.add_consumer(c1, "/p1", consumer("C1", smoothing), controller(scheme), s(1.0), Some(s(10.0)));
-    b.add_consumer(c2, "/p2", consumer("C2", smoothing), controller(scheme), s(3.0), Some(s(8.0)));
+    b.add_consumer_with("C1", &consumer("C1", "/p1", smoothing, 1, 10), controller(scheme)).expect("a node");
+    b.add_consumer_with("C2", &consumer("C2", "/p2", smoothing, 3, 8), controller(scheme)).expect("a node");
     b.build()
 }
 

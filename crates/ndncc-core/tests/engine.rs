@@ -1,26 +1,28 @@
 //! End-to-end checks of the engine built in code: goodput, determinism, conservation, caching.
 
-use ndncc_core::app::{ConsumerParams, Controller, ProducerParams};
-use ndncc_core::cc::window::{FixedWindow, FixedWindowConfig};
+use ndncc_core::cc::window::{FixedWindowConfig, WindowConfig};
 use ndncc_core::loss::LossConfig;
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::rng::{stable_hash, stream};
+use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
-use ndncc_core::units::Fraction;
+use ndncc_core::units::{Bytes, Duration, Fraction};
 use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 use rand::Rng;
 
-fn consumer(name: &str, segments: Option<u64>) -> ConsumerParams {
-    ConsumerParams { payload: 1000, segments, ..ConsumerParams::new(name) }
+/// A consumer on `node` fetching `/p`-style `prefix` under a fixed window; `segments` = None runs
+/// until the end.
+fn consumer(node: &str, prefix: &str, segments: Option<u64>, window: f64) -> ConsumerSpec {
+    ConsumerSpec {
+        segments,
+        ..ConsumerSpec::with_window(node, prefix, WindowConfig::Fixed(FixedWindowConfig { window }))
+    }
 }
 
-fn fixed(w: f64) -> Controller {
-    Controller::Window(Box::new(FixedWindow::new(&FixedWindowConfig { window: w })))
-}
-
-fn producer(name: &str) -> ProducerParams {
-    ProducerParams::new(name, 1000, 50)
+/// A producer on `node` serving `prefix` with 1,000-byte payloads and 50 bytes of overhead.
+fn producer(node: &str, prefix: &str) -> ProducerSpec {
+    ProducerSpec { payload: Bytes(1000), overhead: Bytes(50), ..ProducerSpec::new(node, prefix) }
 }
 
 fn droptail(n: usize) -> QueueConfig {
@@ -44,8 +46,8 @@ fn bottleneck_world(window: f64, seed: u64) -> World {
     let (fc, fr) = (b.face_between(c, r).unwrap(), b.face_between(r, p).unwrap());
     b.add_route(c, "/p", fc, 1);
     b.add_route(r, "/p", fr, 1);
-    b.add_producer(p, "/p", producer("P"));
-    b.add_consumer(c, "/p", consumer("C", None), fixed(window), SimTime::ZERO, None);
+    b.add_producer("P", &producer("P", "/p")).unwrap();
+    b.add_consumer("C", &consumer("C", "/p", None, window)).unwrap();
     b.build()
 }
 
@@ -96,8 +98,8 @@ fn lossy_world(seed: u64) -> World {
     b.add_link("C-P", c, p, l.clone(), l).unwrap();
     let f = b.face_between(c, p).unwrap();
     b.add_route(c, "/p", f, 1);
-    b.add_producer(p, "/p", producer("P"));
-    b.add_consumer(c, "/p", consumer("C", None), fixed(40.0), SimTime::ZERO, None);
+    b.add_producer("P", &producer("P", "/p")).unwrap();
+    b.add_consumer("C", &consumer("C", "/p", None, 40.0)).unwrap();
     b.build()
 }
 
@@ -133,7 +135,7 @@ fn random_world(seed: u64) -> World {
     }
     // Producer on the last node; routes along the tree towards it.
     let pn = n_nodes - 1;
-    b.add_producer(nodes[pn], "/data", producer("P"));
+    b.add_producer("P", &producer(&format!("N{pn}"), "/data")).unwrap();
     // Path from every node to the producer: climb to the root, then descend.
     let ancestors = |mut x: usize| {
         let mut v = vec![x];
@@ -160,15 +162,9 @@ fn random_world(seed: u64) -> World {
     for k in 0..g.gen_range(1..4) {
         let at = g.gen_range(0..pn.max(1));
         let segs = if g.gen_bool(0.5) { Some(g.gen_range(10..400)) } else { None };
-        let start = SimTime::from_secs_f64(g.gen_range(0.0..1.0));
-        b.add_consumer(
-            nodes[at],
-            "/data",
-            consumer(&format!("C{k}"), segs),
-            fixed(g.gen_range(1..30) as f64),
-            start,
-            None,
-        );
+        let start = Duration(SimDuration::from_secs_f64(g.gen_range(0.0..1.0)));
+        let spec = ConsumerSpec { start, ..consumer(&format!("N{at}"), "/data", segs, g.gen_range(1..30) as f64) };
+        b.add_consumer(&format!("C{k}"), &spec).unwrap();
     }
     b.build()
 }
@@ -203,9 +199,10 @@ fn cached_twice(freshness: SimDuration) -> (f64, f64) {
     let f = b.face_between(r, p).unwrap();
     b.add_route(r, "/v", f, 1);
     b.set_content_store(r, 1000);
-    b.add_producer(p, "/v", ProducerParams { freshness, ..producer("P") });
-    b.add_consumer(c1, "/v", consumer("C1", Some(200)), fixed(10.0), SimTime::ZERO, None);
-    b.add_consumer(c2, "/v", consumer("C2", Some(200)), fixed(10.0), SimTime::from_secs_f64(5.0), None);
+    b.add_producer("P", &ProducerSpec { freshness: Duration(freshness), ..producer("P", "/v") }).unwrap();
+    b.add_consumer("C1", &consumer("C1", "/v", Some(200), 10.0)).unwrap();
+    let late = ConsumerSpec { start: Duration::from_secs(5), ..consumer("C2", "/v", Some(200), 10.0) };
+    b.add_consumer("C2", &late).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert_eq!(summary_value(&w, "C1", "data_received"), 200.0);
@@ -241,10 +238,10 @@ fn simultaneous_requests_for_the_same_name_are_aggregated_in_the_pit() {
     b.add_link("R-P", r, p, l.clone(), l).unwrap();
     let f = b.face_between(r, p).unwrap();
     b.add_route(r, "/v", f, 1);
-    b.add_producer(p, "/v", producer("P"));
+    b.add_producer("P", &producer("P", "/v")).unwrap();
     // Both start together with window 1: each of their Interests meets the other's at R.
-    b.add_consumer(c1, "/v", consumer("C1", Some(50)), fixed(1.0), SimTime::ZERO, None);
-    b.add_consumer(c2, "/v", consumer("C2", Some(50)), fixed(1.0), SimTime::ZERO, None);
+    b.add_consumer("C1", &consumer("C1", "/v", Some(50), 1.0)).unwrap();
+    b.add_consumer("C2", &consumer("C2", "/v", Some(50), 1.0)).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert_eq!(summary_value(&w, "C1", "data_received"), 50.0);
@@ -262,7 +259,7 @@ fn an_interest_without_a_route_comes_back_as_a_no_route_nack() {
     b.add_link("C-R", c, r, l.clone(), l).unwrap();
     let f = b.face_between(c, r).unwrap();
     b.add_route(c, "/nowhere", f, 1);
-    b.add_consumer(c, "/nowhere", consumer("C", Some(3)), fixed(1.0), SimTime::ZERO, None);
+    b.add_consumer("C", &consumer("C", "/nowhere", Some(3), 1.0)).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert!(summary_value(&w, "C", "nacks") >= 1.0);
@@ -287,8 +284,8 @@ fn a_hidden_underlay_caps_goodput_at_its_capacity_and_drops_its_overflow() {
     b.add_link("C-R", c, r, plain, overlay).unwrap();
     let f = b.face_between(c, r).unwrap();
     b.add_route(c, "/p", f, 1);
-    b.add_producer(r, "/p", producer("P"));
-    b.add_consumer(c, "/p", consumer("C", None), fixed(200.0), SimTime::ZERO, None);
+    b.add_producer("P", &producer("R", "/p")).unwrap();
+    b.add_consumer("C", &consumer("C", "/p", None, 200.0)).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     let got = summary_value(&w, "C", "throughput_kbps");

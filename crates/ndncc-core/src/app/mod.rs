@@ -7,7 +7,7 @@
 pub mod consumer;
 pub mod producer;
 
-pub use consumer::{Consumer, ConsumerParams, Controller};
+pub use consumer::{ConsumerParams, Controller, RateConsumer, WindowConsumer};
 pub use producer::{Producer, ProducerParams};
 
 use crate::packet::Packet;

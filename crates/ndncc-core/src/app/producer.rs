@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use super::{AppCtx, Application};
 use crate::packet::{NdnKind, Packet};
 use crate::recorder::{Recorder, SummaryRow};
+use crate::scenario::ProducerSpec;
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug)]
@@ -21,14 +22,14 @@ pub struct ProducerParams {
 }
 
 impl ProducerParams {
-    /// A producer answering at once with never-stale Data of `payload` + `overhead` bytes.
-    pub fn new(name: &str, payload: u32, overhead: u32) -> ProducerParams {
+    /// The settings of producer `name` as `spec` gives them (the one place their defaults live).
+    pub fn from_spec(name: &str, spec: &ProducerSpec) -> ProducerParams {
         ProducerParams {
             name: name.to_owned(),
-            payload,
-            overhead,
-            processing_delay: SimDuration::ZERO,
-            freshness: SimDuration::ZERO,
+            payload: u32::try_from(spec.payload.0).unwrap_or(u32::MAX),
+            overhead: u32::try_from(spec.overhead.0).unwrap_or(u32::MAX),
+            processing_delay: spec.processing_delay.get(),
+            freshness: spec.freshness.get(),
         }
     }
 }
@@ -63,7 +64,7 @@ impl Application for Producer {
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
         let Some(interest) = packet.ndn().filter(|h| h.kind == NdnKind::Interest) else { return };
         self.interests_received += 1;
-        let mut data = Packet::data_for(interest, self.p.payload + self.p.overhead);
+        let mut data = Packet::data_for(interest, self.p.payload.saturating_add(self.p.overhead));
         if let Some(h) = data.ndn_mut() {
             h.lifetime_ns = self.p.freshness.nanos();
         }

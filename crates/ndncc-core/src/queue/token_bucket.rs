@@ -30,12 +30,13 @@ use crate::packet::Packet;
 use crate::time::{SimTime, NANOS_PER_SEC};
 use crate::units::Bytes;
 
-/// Shaper parameters on a face.
+/// `interest_shaper = { … }` on a link direction: a token-bucket Interest shaper.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ShaperConfig {
     /// Release rate [Interests/s]. Default unset: derived from the reverse link as
     /// `reverse_bps / (8 · data_size)`, the Interest rate whose Data fill that link.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
     /// Expected Data size used to derive the rate when `rate` is unset [bytes] (default
     /// 1100 B, the initial Data size of the hop-by-hop shaper).

@@ -71,8 +71,11 @@ pub struct ProducerSpec {
     pub processing_delay: Duration,
 }
 
+/// A producer's payload when the scenario gives none [bytes].
+pub const DEFAULT_PAYLOAD_BYTES: u64 = 1024;
+
 fn default_payload() -> Bytes {
-    Bytes(1024)
+    Bytes(DEFAULT_PAYLOAD_BYTES)
 }
 
 fn default_overhead() -> Bytes {

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::types::default_cost;
 use crate::loss::LossConfig;
-use crate::queue::QueueConfig;
-use crate::units::{Bandwidth, Bytes, Duration};
+use crate::queue::{QueueConfig, ShaperConfig};
+use crate::units::{Bandwidth, Duration};
 
 /// Keys a `[links.NAME]` table accepts. `[defaults.link]` accepts all of them but `endpoints`.
 pub const LINK_KEYS: &[&str] = &[
@@ -81,61 +81,17 @@ pub struct LinkSpec {
     pub underlay_queue: usize,
     /// Hop-by-hop Interest shaper on each direction's sending face. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interest_shaper: Option<ShaperSpec>,
+    pub interest_shaper: Option<ShaperConfig>,
     /// Interest shaper of a → b only, overriding `interest_shaper`. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interest_shaper_ab: Option<ShaperSpec>,
+    pub interest_shaper_ab: Option<ShaperConfig>,
     /// Interest shaper of b → a only. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interest_shaper_ba: Option<ShaperSpec>,
+    pub interest_shaper_ba: Option<ShaperConfig>,
 }
 
 fn default_underlay_queue() -> usize {
     100
-}
-
-/// `interest_shaper = { … }`: a token-bucket Interest shaper. Every field is optional; the
-/// engine fills what is left out from the link (its bandwidth and the expected Data size).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShaperSpec {
-    /// Interests let through per second [Interests/s]. Default: the direction's bandwidth
-    /// divided by `data_size` (the Data those Interests will bring back).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<f64>,
-    /// Expected size of the Data answering one Interest \[bytes\], used to turn a bandwidth into
-    /// an Interest rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data_size: Option<Bytes>,
-    /// Interests that may wait in the shaper before new ones are dropped \[packets\].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<usize>,
-    /// Tokens the bucket holds, i.e. the largest burst sent back to back \[Interests\].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub burst: Option<f64>,
-}
-
-impl ShaperSpec {
-    /// Check the values given; the message names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
-        if let Some(r) = self.rate {
-            if !(r > 0.0 && r.is_finite()) {
-                return Err(format!("rate must be > 0 Interests/s (got {r})"));
-            }
-        }
-        if self.data_size.is_some_and(|b| b.0 == 0) {
-            return Err("data_size must be > 0 bytes".into());
-        }
-        if self.depth == Some(0) {
-            return Err("depth must be >= 1 packet".into());
-        }
-        if let Some(b) = self.burst {
-            if !(b >= 1.0 && b.is_finite()) {
-                return Err(format!("burst must be >= 1 Interest (got {b})"));
-            }
-        }
-        Ok(())
-    }
 }
 
 /// One direction of a link.
@@ -158,7 +114,7 @@ pub struct DirectionSpec<'a> {
     pub delay: Duration,
     pub loss: &'a LossConfig,
     pub queue: &'a QueueConfig,
-    pub interest_shaper: Option<&'a ShaperSpec>,
+    pub interest_shaper: Option<&'a ShaperConfig>,
     pub underlay: Option<Bandwidth>,
     pub underlay_queue: usize,
 }
@@ -227,12 +183,12 @@ mod tests {
     fn per_direction_settings_override_the_shared_ones() {
         let mut l = LinkSpec::new("A", "B", Bandwidth::mbps(10), Duration::from_millis(5));
         l.bandwidth_ba = Some(Bandwidth::mbps(2));
-        l.interest_shaper = Some(ShaperSpec { depth: Some(5), ..Default::default() });
+        l.interest_shaper = Some(ShaperConfig { depth: 5, ..Default::default() });
         let ab = l.direction(Dir::AB);
         let ba = l.direction(Dir::BA);
         assert_eq!((ab.from, ab.to, ab.bandwidth), ("A", "B", Bandwidth::mbps(10)));
         assert_eq!((ba.from, ba.to, ba.bandwidth), ("B", "A", Bandwidth::mbps(2)));
-        assert_eq!(ba.interest_shaper.and_then(|s| s.depth), Some(5));
+        assert_eq!(ba.interest_shaper.map(|s| s.depth), Some(5));
         assert_eq!(l.direction_from("B"), Some(Dir::BA));
     }
 
@@ -246,9 +202,9 @@ mod tests {
         l.queue_ab = Some(QueueConfig::default());
         l.queue_ba = Some(QueueConfig::default());
         l.underlay = Some(Bandwidth::mbps(1));
-        l.interest_shaper = Some(ShaperSpec::default());
-        l.interest_shaper_ab = Some(ShaperSpec::default());
-        l.interest_shaper_ba = Some(ShaperSpec::default());
+        l.interest_shaper = Some(ShaperConfig::default());
+        l.interest_shaper_ab = Some(ShaperConfig::default());
+        l.interest_shaper_ba = Some(ShaperConfig::default());
         let t = toml::Table::try_from(&l).unwrap();
         let mut written: Vec<&str> = t.keys().map(String::as_str).collect();
         let mut listed = LINK_KEYS.to_vec();

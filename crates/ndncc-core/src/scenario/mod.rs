@@ -68,9 +68,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use app::{AppSpec, ConsumerSpec, Control, ProducerSpec, APP_TYPES};
+pub use app::{AppSpec, ConsumerSpec, Control, ProducerSpec, APP_TYPES, DEFAULT_PAYLOAD_BYTES};
 pub use error::ScenarioError;
-pub use link::{Dir, DirectionSpec, LinkSpec, ShaperSpec, LINK_KEYS};
+pub use link::{Dir, DirectionSpec, LinkSpec, LINK_KEYS};
 pub use parse::ROOT_KEYS;
 pub use types::{
     name_covers, split_face, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec, RoutingMetric,

@@ -181,7 +181,7 @@ rate = 50
     let (_, c) = s.consumers().next().unwrap();
     assert_eq!(c.stop, Some(Duration::from_secs(60)));
     assert!(matches!(c.control(), Some(Control::Rate(_))));
-    assert_eq!(s.links["A-B"].direction(Dir::AB).interest_shaper.and_then(|x| x.depth), Some(10));
+    assert_eq!(s.links["A-B"].direction(Dir::AB).interest_shaper.map(|x| x.depth), Some(10));
     assert_eq!(s.links["A-B"].direction(Dir::BA).interest_shaper, None);
     assert_eq!(s.nodes["B"].clock_tick, Some(Duration::from_millis(100)));
     assert_eq!(s.nodes["B"].modules, vec![crate::module::ModuleConfig::StaticRateStamp { rate: 5.0 }]);

@@ -4,7 +4,8 @@
 use std::collections::VecDeque;
 
 use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
-use crate::app::{Application, Consumer, ConsumerParams, Controller, Producer, ProducerParams};
+use crate::app::consumer;
+use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
 use crate::event_queue::EventQueue;
 use crate::face::{Egress, Face, FaceCounters, FaceKind, Underlay};
 use crate::forwarder::strategy::AnyStrategy;
@@ -18,6 +19,7 @@ use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
+use crate::scenario::{name_covers, ConsumerSpec, Control, ProducerSpec, DEFAULT_PAYLOAD_BYTES};
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -74,6 +76,8 @@ pub struct WorldBuilder {
     recorder: Recorder,
     sample_interval: Option<SimDuration>,
     face_selection: FaceSelection,
+    /// (prefix, payload) of every producer added, for consumers' goodput accounting.
+    producers: Vec<(String, u32)>,
 }
 
 impl WorldBuilder {
@@ -89,6 +93,7 @@ impl WorldBuilder {
             recorder: Recorder::new(true),
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
+            producers: Vec::new(),
         }
     }
 
@@ -307,29 +312,56 @@ impl WorldBuilder {
         (id, face)
     }
 
-    /// A producer serving `prefix` from `node`; installs the FIB route to it (cost 0).
-    pub fn add_producer(&mut self, node: NodeId, prefix: &str, params: ProducerParams) -> AppId {
-        let name = params.name.clone();
-        let (id, face) = self.add_app(&name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
-        self.add_route(node, prefix, face, 0);
-        id
+    fn node_named(&self, what: &str, node: &str) -> Result<NodeId, String> {
+        self.node_by_name(node).ok_or_else(|| format!("{what}: '{node}' is not a node of this world"))
     }
 
-    /// A consumer of `prefix` on `node`. `params.prefix` is overwritten with the interned prefix.
-    pub fn add_consumer(
-        &mut self,
-        node: NodeId,
-        prefix: &str,
-        mut params: ConsumerParams,
-        controller: Controller,
-        start: SimTime,
-        stop: Option<SimTime>,
-    ) -> AppId {
-        params.prefix = self.names.intern(prefix);
-        let name = params.name.clone();
+    /// The producer app `name` as `spec` describes it: on node `spec.node`, serving
+    /// `spec.prefix`; installs the FIB route to its app face (cost 0).
+    pub fn add_producer(&mut self, name: &str, spec: &ProducerSpec) -> Result<AppId, String> {
+        let node = self.node_named(&format!("app {name}"), &spec.node)?;
+        let params = ProducerParams::from_spec(name, spec);
+        self.producers.push((spec.prefix.clone(), params.payload));
+        let (id, face) = self.add_app(name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
+        self.add_route(node, &spec.prefix, face, 0);
+        Ok(id)
+    }
+
+    /// Payload of the Data answering names under `prefix`: that of the producer added with the
+    /// longest prefix covering it, else the producer default (1,024 B).
+    pub fn payload_for(&self, prefix: &str) -> u32 {
+        let depth = |p: &str| p.split('/').filter(|c| !c.is_empty()).count();
+        let mut best: Option<&(String, u32)> = None;
+        for pp in self.producers.iter().filter(|(p, _)| name_covers(p, prefix)) {
+            if best.is_none_or(|b| depth(&pp.0) > depth(&b.0)) {
+                best = Some(pp);
+            }
+        }
+        best.map_or(DEFAULT_PAYLOAD_BYTES as u32, |(_, pl)| *pl)
+    }
+
+    /// The consumer app `name` as `spec` describes it, under the controller its `window` or
+    /// `rate` table builds.
+    pub fn add_consumer(&mut self, name: &str, spec: &ConsumerSpec) -> Result<AppId, String> {
+        let ctl = match spec.control() {
+            Some(Control::Window(w)) => Controller::Window(w.build()),
+            Some(Control::Rate(r)) => Controller::Rate(r.build()),
+            None => return Err(format!("app {name}: a consumer needs exactly one of `window` or `rate`")),
+        };
+        self.add_consumer_with(name, spec, ctl)
+    }
+
+    /// The consumer app `name` as `spec` describes it, under a controller of the caller's (a
+    /// user plug-in); `spec.window` and `spec.rate` are ignored.
+    pub fn add_consumer_with(&mut self, name: &str, spec: &ConsumerSpec, ctl: Controller) -> Result<AppId, String> {
+        let node = self.node_named(&format!("app {name}"), &spec.node)?;
+        let prefix = self.names.intern(&spec.prefix);
+        let params = ConsumerParams::from_spec(name, spec, prefix, self.payload_for(&spec.prefix));
         let rng = stream(self.seed, &format!("app:{name}"));
-        let consumer = Consumer::new(params, controller, rng, &mut self.recorder);
-        self.add_app(&name, node, Box::new(consumer), start, stop).0
+        let app = consumer::build(params, ctl, rng, &mut self.recorder);
+        let start = SimTime::ZERO + spec.start.get();
+        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
+        Ok(self.add_app(name, node, app, start, stop).0)
     }
 
     /// Any application (a user plug-in).

@@ -1,0 +1,155 @@
+//! The window consumer: keeps `floor(window)` Interests in flight (at least one), sending
+//! retransmissions before new segments, and reports sequence holes to controllers that ask.
+
+use super::{Arrival, ConsumerCore, ConsumerParams, Reactions};
+use crate::app::{AppCtx, Application, Conservation};
+use crate::cc::{HoleAction, HoleEvent, WindowControl};
+use crate::packet::{NdnKind, Packet};
+use crate::recorder::{Recorder, SummaryRow};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+pub struct WindowConsumer {
+    core: ConsumerCore,
+    ctl: Box<dyn WindowControl>,
+    /// Scratch list of the holes one Data revealed.
+    holes: Vec<u64>,
+}
+
+impl WindowConsumer {
+    pub fn new(p: ConsumerParams, ctl: Box<dyn WindowControl>, rng: SimRng, rec: &mut Recorder) -> WindowConsumer {
+        let track_holes = ctl.detects_holes();
+        WindowConsumer { core: ConsumerCore::new(p, rng, rec, track_holes), ctl, holes: Vec::new() }
+    }
+
+    /// Send as much as the window allows.
+    fn pump(&mut self, ctx: &mut AppCtx) {
+        while self.core.sending {
+            let allowed = (self.ctl.window().floor() as usize).max(1);
+            if self.core.inflight.len() >= allowed {
+                break;
+            }
+            let Some((seq, is_retx)) = self.core.next_to_send() else { break };
+            let ev = self.core.send_interest(ctx, seq, is_retx);
+            self.ctl.on_interest_sent(&ev);
+        }
+    }
+
+    fn on_data(&mut self, ctx: &mut AppCtx, pkt: &Packet, seq: u64) {
+        let (ev, order) = match self.core.on_data(ctx, pkt, seq) {
+            Arrival::Answered(ev, order) => (ev, order),
+            Arrival::GivenUp(_) | Arrival::Late => return,
+        };
+        let before = Some(self.ctl.window());
+        self.ctl.on_data(&ev);
+        if self.ctl.detects_holes() {
+            self.report_holes(ctx, seq, order);
+        }
+        self.core.note_decrease(ctx, before, Some(self.ctl.window()));
+        self.core.check_complete(ctx.now);
+    }
+
+    /// Segments below `seq`, sent before it and still missing, are holes: the controller says
+    /// whether each is retransmitted now.
+    fn report_holes(&mut self, ctx: &mut AppCtx, seq: u64, order: u64) {
+        let mut holes = std::mem::take(&mut self.holes);
+        self.core.inflight.new_holes_below(seq, order, &mut holes);
+        for &h in &holes {
+            let core = &mut self.core;
+            ctx.recorder.event(ctx.now, core.ids.me, core.ids.hole, h as f64);
+            let hev = HoleEvent {
+                now: ctx.now,
+                seq,
+                hole: h,
+                next_seq: core.next_seq,
+                highest_received: core.highest_received.unwrap_or(0),
+                in_flight: core.inflight.len() as u32,
+            };
+            if self.ctl.on_hole(&hev) == HoleAction::Retransmit && core.inflight.remove(h).is_some() {
+                core.c.holes_ended += 1;
+                core.schedule_retx(h);
+            }
+        }
+        holes.clear();
+        self.holes = holes;
+    }
+
+    fn after_event(&mut self, ctx: &mut AppCtx) {
+        self.pump(ctx);
+        self.core.request_timer_wake(ctx);
+    }
+}
+
+impl Application for WindowConsumer {
+    fn on_start(&mut self, ctx: &mut AppCtx) {
+        self.core.start(ctx.now);
+        self.after_event(ctx);
+    }
+
+    fn on_stop(&mut self, ctx: &mut AppCtx) {
+        self.core.stop(ctx.now);
+    }
+
+    fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
+        let Some(h) = packet.ndn() else { return };
+        match h.kind {
+            NdnKind::Data => self.on_data(ctx, packet, h.name.seg),
+            NdnKind::Nack(r) => {
+                let ctl: &mut dyn Reactions = &mut self.ctl;
+                self.core.on_nack(ctx, packet, h.name.seg, r, ctl);
+            }
+            NdnKind::Interest => return,
+        }
+        self.after_event(ctx);
+    }
+
+    fn on_wake(&mut self, ctx: &mut AppCtx) {
+        let ctl: &mut dyn Reactions = &mut self.ctl;
+        self.core.on_timer_wake(ctx, ctl);
+        self.after_event(ctx);
+    }
+
+    fn sample(&self, now: SimTime, rec: &mut Recorder) {
+        let ids = &self.core.ids;
+        rec.sample(now, ids.me, ids.window, self.ctl.window());
+        if let Some(s) = self.ctl.ssthresh() {
+            rec.sample(now, ids.me, ids.ssthresh, s);
+        }
+        self.core.sample(now, rec);
+    }
+
+    fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
+        self.core.summary(end, out);
+    }
+
+    fn conservation(&self) -> Option<Conservation> {
+        Some(self.core.conservation())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{at, params};
+    use super::*;
+    use crate::cc::window::{FixedWindow, FixedWindowConfig};
+    use crate::rng::stream;
+    use crate::rtt::{Backoff, RttConfig};
+    use crate::time::SimDuration;
+
+    #[test]
+    fn a_burst_of_timeouts_backs_off_once_per_timeout_once_per_check_or_never() {
+        // A fixed window of 4 sends segs 0..3 at t = 0 and nothing answers them. Before any RTT
+        // sample the RTO is the initial 1 s, so the first check after 1 s (polled every 50 ms:
+        // 1,050 ms) times out all four. Per timeout: 1 s × 2^4 = 16 s; per check: 2 s; none: 1 s.
+        for (policy, rto_ms) in [(Backoff::PerTimeout, 16_000), (Backoff::PerCheck, 2_000), (Backoff::None, 1_000)] {
+            let mut rec = Recorder::new(false);
+            let p = ConsumerParams { rtt: RttConfig { backoff: policy, ..RttConfig::default() }, ..params(1024) };
+            let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 4.0 }));
+            let mut c = WindowConsumer::new(p, ctl, stream(1, "c"), &mut rec);
+            assert_eq!(at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx)).len(), 4);
+            at(&mut c, &mut rec, 1050, |c, ctx| c.on_wake(ctx));
+            assert_eq!(c.core.c.timeouts, 4, "{policy:?}");
+            assert_eq!(c.core.rtt.rto(), SimDuration::from_millis(rto_ms), "{policy:?}");
+        }
+    }
+}
