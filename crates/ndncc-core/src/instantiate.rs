@@ -1,7 +1,6 @@
 //! Turning a validated `Scenario` into a runnable `World`: nodes, links (both directions),
 //! routes (static and computed), producers and consumers, recording.
 
-use crate::forwarder::strategy::AnyStrategy;
 use crate::ids::NodeId;
 use crate::routing::Graph;
 use crate::scenario::FaceSelection as SpecFaces;
@@ -45,10 +44,8 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
         let id = b.add_node(name);
         b.set_clock(id, spec.clock_tick.map(|t| t.get()));
         b.set_content_store(id, spec.content_store.capacity);
-        spec.strategy.validate().map_err(|e| err(format!("node {name}"), e))?;
-        b.set_strategy(id, AnyStrategy::from_config(&spec.strategy));
+        b.set_strategy(id, spec.strategy.build());
         for m in &spec.modules {
-            m.validate().map_err(|e| err(format!("node {name}: module {}", m.kind()), e))?;
             b.add_module(id, m.build());
         }
         ids.push((name.clone(), id));

@@ -27,6 +27,7 @@ pub mod loss;
 pub mod module;
 pub mod names;
 pub mod packet;
+pub mod plugin;
 pub mod queue;
 pub mod recorder;
 pub mod rng;

@@ -5,6 +5,8 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::plugin::{check, Check};
+
 use crate::rng::SimRng;
 use crate::units::Fraction;
 
@@ -40,24 +42,17 @@ fn certain() -> Fraction {
     Fraction(1.0)
 }
 
-fn check_fraction(key: &str, f: Fraction) -> Result<(), String> {
-    if (0.0..=1.0).contains(&f.0) {
-        Ok(())
-    } else {
-        Err(format!("loss.{key} must be in [0, 1] (got {})", f.0))
-    }
-}
-
 impl LossConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check every value; the error names the key relative to the `loss` table.
+    pub fn validate(&self) -> Check {
         match *self {
             LossConfig::None => Ok(()),
-            LossConfig::Bernoulli { p } => check_fraction("p", p),
+            LossConfig::Bernoulli { p } => check::fraction("p", p.0),
             LossConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                check_fraction("p_good_to_bad", p_good_to_bad)?;
-                check_fraction("p_bad_to_good", p_bad_to_good)?;
-                check_fraction("loss_good", loss_good)?;
-                check_fraction("loss_bad", loss_bad)
+                check::fraction("p_good_to_bad", p_good_to_bad.0)?;
+                check::fraction("p_bad_to_good", p_bad_to_good.0)?;
+                check::fraction("loss_good", loss_good.0)?;
+                check::fraction("loss_bad", loss_bad.0)
             }
         }
     }
@@ -206,6 +201,6 @@ mod tests {
             loss_good: Fraction(0.0),
             loss_bad: Fraction(1.0),
         };
-        assert!(c.validate().unwrap_err().contains("loss.p_bad_to_good"));
+        assert_eq!(c.validate().unwrap_err().key, "p_bad_to_good");
     }
 }

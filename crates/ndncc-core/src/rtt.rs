@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plugin::{check, Check, Invalid};
 use crate::time::SimDuration;
 use crate::units::Duration;
 
@@ -61,21 +62,22 @@ impl Default for RttConfig {
     }
 }
 
+/// The largest backoff multiplier: 2^20, far past any RTO cap a run reaches.
+pub const MAX_BACKOFF: u32 = 1 << 20;
+
 impl RttConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(0.0..=1.0).contains(&self.alpha) || !(0.0..=1.0).contains(&self.beta) {
-            return Err("rtt.alpha and rtt.beta must be in [0, 1]".into());
-        }
-        if self.k < 0.0 {
-            return Err("rtt.k must be >= 0".into());
-        }
+    /// Check every value; the error names the key relative to the `rtt` table.
+    pub fn validate(&self) -> Check {
+        check::fraction("alpha", self.alpha)?;
+        check::fraction("beta", self.beta)?;
+        check::within("k", self.k, 0.0, 1e3)?;
+        check::time("initial_rto", self.initial_rto.get(), false)?;
+        check::time("min_rto", self.min_rto.get(), true)?;
+        check::time("max_rto", self.max_rto.get(), false)?;
         if self.min_rto > self.max_rto {
-            return Err("rtt.min_rto must not exceed rtt.max_rto".into());
+            return Err(Invalid::new("min_rto", "must not exceed max_rto"));
         }
-        if self.max_backoff == 0 {
-            return Err("rtt.max_backoff must be >= 1".into());
-        }
-        Ok(())
+        check::count("max_backoff", u64::from(self.max_backoff), 1, u64::from(MAX_BACKOFF))
     }
 }
 

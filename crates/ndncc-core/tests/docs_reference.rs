@@ -26,6 +26,7 @@ use ndncc_core::forwarder::strategy::{BestRouteConfig, MulticastConfig, Strategy
 use ndncc_core::loss::LossConfig;
 use ndncc_core::module::interest_limit::{InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::MirccConfig;
+use ndncc_core::module::static_stamp::StaticRateStampConfig;
 use ndncc_core::module::ModuleConfig;
 use ndncc_core::queue::ShaperConfig;
 use ndncc_core::queue::{CodelConfig, CodelMarkConfig, DropTailConfig, NfdMarkConfig, QueueConfig};
@@ -309,7 +310,7 @@ fn losses() -> Vec<LossConfig> {
 
 fn modules() -> Vec<ModuleConfig> {
     vec![
-        ModuleConfig::StaticRateStamp { rate: 100.0 },
+        ModuleConfig::StaticRateStamp(StaticRateStampConfig { rate: 100.0 }),
         ModuleConfig::Mircc(MirccConfig {
             initial_rate: Some(100.0),
             max_rate: Some(1000.0),

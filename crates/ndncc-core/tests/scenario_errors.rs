@@ -328,15 +328,15 @@ case!(
     a_zero_queue_is_rejected_by_the_queue,
     with_line(14, "queue = { type = \"droptail\", packets = 0 }"),
     14,
-    "links.C1-R1.queue",
-    "must be > 0"
+    "links.C1-R1.queue.packets",
+    "must be from 1 to"
 );
 case!(
     a_zero_window_is_rejected_by_the_controller,
     with_line(28, "window = { type = \"fixed\", window = 0 }"),
     28,
-    "apps.C1.window",
-    "must be >= 1"
+    "apps.C1.window.window",
+    "must be a window of 1 to"
 );
 case!(
     a_negative_count_is_a_type_error,
@@ -356,14 +356,14 @@ case!(
     a_bad_shaper_is_named,
     with_line(17, "interest_shaper = { depth = 0 }"),
     17,
-    "links.R1-P1.interest_shaper",
-    "depth must be >= 1"
+    "links.R1-P1.interest_shaper.depth",
+    "must be from 1 to"
 );
 case!(
     a_bad_inherited_value_points_at_the_default,
     with_line(6, "delay = \"10ms\"\nqueue = { type = \"droptail\", packets = 0 }"),
     7,
-    "links.R1-P1.queue",
+    "links.R1-P1.queue.packets",
     "inherited from defaults.link.queue"
 );
 
@@ -408,9 +408,13 @@ fn a_malformed_override_is_an_error() {
 
 #[test]
 fn a_validation_error_caused_by_an_override_mentions_it() {
+    // The override set the very key that is wrong: the error names the override.
     let e = err(BASE, &["links.C1-R1.queue.packets=0"]);
+    assert_eq!((e.line, e.key.as_deref(), e.from_override), (None, Some("links.C1-R1.queue.packets"), true));
+    // An override that makes its table wrong is mentioned beside it.
+    let e = err(BASE, &["links.C1-R1.queue.bytes=1000"]);
     assert_eq!((e.line, e.key.as_deref()), (Some(14), Some("links.C1-R1.queue")));
-    assert!(e.message.contains("(with --set links.C1-R1.queue.packets)"), "{e}");
+    assert!(e.message.contains("(with --set links.C1-R1.queue.bytes)"), "{e}");
 }
 
 #[test]

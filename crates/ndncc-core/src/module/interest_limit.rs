@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use super::{InterestVerdict, ModuleCtx, RouterModule};
 use crate::ids::FaceId;
 use crate::packet::{NackReason, Packet};
-use crate::time::{SimDuration, SimTime};
+use crate::plugin::{check, Check, Invalid, Plugin};
+use crate::time::SimTime;
 use crate::units::{Bytes, Duration};
 
 /// What the per-face limit bounds.
@@ -68,24 +69,27 @@ impl Default for InterestLimitConfig {
     }
 }
 
-impl InterestLimitConfig {
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for InterestLimitConfig {
+    type Built = Box<dyn RouterModule>;
+    fn validate(&self) -> Check {
         for (key, v) in [("limit", self.limit), ("depth", self.depth)] {
             if let Some(v) = v {
-                if !(v >= 1.0 && v.is_finite()) {
-                    return Err(format!("interest-limit.{key} must be a finite number >= 1 (got {v})"));
-                }
+                check::within(key, v, 1.0, check::MAX_WINDOW)?;
             }
         }
+        check::packet_bytes("data_size", self.data_size.0, 0)?;
+        check::packet_bytes("interest_size", self.interest_size.0, 0)?;
         if self.data_size.0 + self.interest_size.0 == 0 {
-            return Err("interest-limit.data_size + interest_size must be > 0 bytes".into());
+            return Err(Invalid::new("data_size", "data_size + interest_size must be > 0 bytes"));
         }
-        if self.rtt.get() == SimDuration::ZERO {
-            return Err("interest-limit.rtt must be > 0".into());
-        }
-        Ok(())
+        check::time("rtt", self.rtt.get(), false)
     }
+    fn build(&self) -> Box<dyn RouterModule> {
+        Box::new(InterestLimit::new(self))
+    }
+}
 
+impl InterestLimitConfig {
     /// The default Interest rate of a face whose reverse direction carries `reverse_bps`:
     /// the rate whose Data and Interests fill it [Interests/s].
     pub fn derived_rate(&self, reverse_bps: u64) -> f64 {
@@ -257,9 +261,9 @@ mod tests {
     #[test]
     fn validation_names_the_offending_key() {
         let c = InterestLimitConfig { limit: Some(0.5), ..InterestLimitConfig::default() };
-        assert!(c.validate().unwrap_err().contains("interest-limit.limit"));
+        assert!(c.validate().unwrap_err().key == "limit");
         let c = InterestLimitConfig { rtt: Duration::from_millis(0), ..InterestLimitConfig::default() };
-        assert!(c.validate().unwrap_err().contains("interest-limit.rtt"));
+        assert!(c.validate().unwrap_err().key == "rtt");
         assert!(InterestLimitConfig::default().validate().is_ok());
     }
 }

@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use super::{ModuleCtx, RouterModule};
 use crate::ids::FaceId;
 use crate::packet::Packet;
+use crate::plugin::{check, Check, Invalid, Plugin};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Bytes, Duration};
 
@@ -94,50 +95,38 @@ impl Default for MirccConfig {
     }
 }
 
-fn positive(key: &str, v: f64) -> Result<(), String> {
-    if v > 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(format!("mircc.{key} must be a finite number > 0 (got {v})"))
-    }
-}
-
-fn unit_interval(key: &str, v: f64) -> Result<(), String> {
+/// `v` in (0, 1].
+fn unit_interval(key: &str, v: f64) -> Check {
     if v > 0.0 && v <= 1.0 {
         Ok(())
     } else {
-        Err(format!("mircc.{key} must be in (0, 1] (got {v})"))
+        Err(Invalid::new(key, format!("must be in (0, 1] (got {v})")))
     }
 }
 
-impl MirccConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if self.interval.get() == SimDuration::ZERO {
-            return Err("mircc.interval must be > 0".into());
-        }
-        positive("eta", self.eta)?;
-        if !(self.beta >= 0.0 && self.beta.is_finite()) {
-            return Err(format!("mircc.beta must be a finite number >= 0 (got {})", self.beta));
-        }
+impl Plugin for MirccConfig {
+    type Built = Box<dyn RouterModule>;
+    fn validate(&self) -> Check {
+        check::time("interval", self.interval.get(), false)?;
+        check::positive_at_most("eta", self.eta, 10.0)?;
+        check::within("beta", self.beta, 0.0, 1e6)?;
         unit_interval("ewma", self.ewma)?;
         unit_interval("rtt_gain", self.rtt_gain)?;
-        if self.data_size.0 == 0 {
-            return Err("mircc.data_size must be > 0 bytes".into());
-        }
-        positive("min_rate", self.min_rate)?;
+        check::packet_bytes("data_size", self.data_size.0, 1)?;
+        check::rate("min_rate", self.min_rate)?;
         if let Some(m) = self.max_rate {
-            positive("max_rate", m)?;
+            check::rate("max_rate", m)?;
             if m < self.min_rate {
-                return Err(format!("mircc.max_rate ({m}) must not be below mircc.min_rate ({})", self.min_rate));
+                return Err(Invalid::new("max_rate", format!("({m}) must not be below min_rate ({})", self.min_rate)));
             }
         }
         if let Some(r) = self.initial_rate {
-            positive("initial_rate", r)?;
+            check::rate("initial_rate", r)?;
         }
-        if self.initial_rtt.get() == SimDuration::ZERO {
-            return Err("mircc.initial_rtt must be > 0".into());
-        }
-        Ok(())
+        check::time("initial_rtt", self.initial_rtt.get(), false)
+    }
+    fn build(&self) -> Box<dyn RouterModule> {
+        Box::new(Mircc::new(self))
     }
 }
 
@@ -484,10 +473,10 @@ mod tests {
             f(&mut c);
             c.validate().unwrap_err()
         };
-        assert!(bad(|c| c.eta = 0.0).contains("mircc.eta"));
-        assert!(bad(|c| c.ewma = 1.5).contains("mircc.ewma"));
-        assert!(bad(|c| c.max_rate = Some(0.5)).contains("mircc.max_rate"));
-        assert!(bad(|c| c.interval = Duration::from_millis(0)).contains("mircc.interval"));
+        assert!(bad(|c| c.eta = 0.0).key == "eta");
+        assert!(bad(|c| c.ewma = 1.5).key == "ewma");
+        assert!(bad(|c| c.max_rate = Some(0.5)).key == "max_rate");
+        assert!(bad(|c| c.interval = Duration::from_millis(0)).key == "interval");
         assert!(MirccConfig::default().validate().is_ok());
     }
 }

@@ -2,9 +2,30 @@
 //! carries. The simplest rate-reporting router: a test fixture for rate-following consumers and
 //! the reference point of MIRCC's stamping rule.
 
+use serde::{Deserialize, Serialize};
+
 use super::{ModuleCtx, RouterModule};
 use crate::ids::FaceId;
 use crate::packet::Packet;
+use crate::plugin::{check, Check, Plugin};
+
+/// `{ type = "static-rate-stamp", rate = … }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticRateStampConfig {
+    /// The rate stamped [Interests/s]. Required.
+    pub rate: f64,
+}
+
+impl Plugin for StaticRateStampConfig {
+    type Built = Box<dyn RouterModule>;
+    fn validate(&self) -> Check {
+        check::rate("rate", self.rate)
+    }
+    fn build(&self) -> Box<dyn RouterModule> {
+        Box::new(StaticRateStamp::new(self.rate))
+    }
+}
 
 pub struct StaticRateStamp {
     rate: f64,

@@ -20,6 +20,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{AnyQueue, MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS};
+use crate::plugin::{check, Check, Plugin};
+
 use super::{Dequeued, DropTail, Limit, QueueDisc, Verdict};
 use crate::packet::Packet;
 use crate::time::{SimDuration, SimTime};
@@ -100,16 +103,27 @@ impl Default for CodelMarkConfig {
     }
 }
 
-impl CodelConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        check(self, "codel")
+impl Plugin for CodelConfig {
+    type Built = AnyQueue;
+    fn validate(&self) -> Check {
+        check_codel(self)
+    }
+    fn build(&self) -> AnyQueue {
+        AnyQueue::Codel(Codel::new(self, CodelMode::Drop))
+    }
+}
+
+impl Plugin for CodelMarkConfig {
+    type Built = AnyQueue;
+    fn validate(&self) -> Check {
+        check_codel(&self.as_codel())
+    }
+    fn build(&self) -> AnyQueue {
+        AnyQueue::Codel(Codel::new(&self.as_codel(), CodelMode::Mark))
     }
 }
 
 impl CodelMarkConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        check(&self.as_codel(), "codel-mark")
-    }
     /// The same parameters as a `CodelConfig` (the state machine is shared).
     pub fn as_codel(&self) -> CodelConfig {
         CodelConfig {
@@ -122,20 +136,12 @@ impl CodelMarkConfig {
     }
 }
 
-fn check(c: &CodelConfig, kind: &str) -> Result<(), String> {
-    if c.target.get().0 == 0 {
-        return Err(format!("queue.target must be > 0 for {kind} (got {})", c.target));
-    }
-    if c.interval.get().0 == 0 {
-        return Err(format!("queue.interval must be > 0 for {kind} (got {})", c.interval));
-    }
-    if c.limit == 0 {
-        return Err(format!("queue.limit must be >= 1 packet for {kind}"));
-    }
-    if !(c.spacing_factor > 0.0 && c.spacing_factor.is_finite()) {
-        return Err(format!("queue.spacing_factor must be a finite number > 0 for {kind} (got {})", c.spacing_factor));
-    }
-    Ok(())
+fn check_codel(c: &CodelConfig) -> Check {
+    check::time("target", c.target.get(), false)?;
+    check::time("interval", c.interval.get(), false)?;
+    check::count("limit", c.limit as u64, 1, MAX_QUEUE_PACKETS)?;
+    check::count("min_bytes", c.min_bytes.0, 0, MAX_QUEUE_BYTES)?;
+    check::positive_at_most("spacing_factor", c.spacing_factor, 1e6)
 }
 
 /// CoDel over a packet-limited FIFO.
@@ -547,11 +553,11 @@ mod tests {
     #[test]
     fn validation_names_the_offending_key() {
         let zero = CodelConfig { interval: Duration::from_millis(0), ..CodelConfig::default() };
-        assert!(zero.validate().unwrap_err().contains("queue.interval"));
+        assert!(zero.validate().unwrap_err().key == "interval");
         let bad = CodelMarkConfig { spacing_factor: f64::NAN, ..CodelMarkConfig::default() };
-        assert!(bad.validate().unwrap_err().contains("queue.spacing_factor"));
+        assert!(bad.validate().unwrap_err().key == "spacing_factor");
         let empty = CodelMarkConfig { limit: 0, ..CodelMarkConfig::default() };
-        assert!(empty.validate().unwrap_err().contains("queue.limit"));
+        assert!(empty.validate().unwrap_err().key == "limit");
         assert!(CodelConfig::default().validate().is_ok());
         assert!(CodelMarkConfig::default().validate().is_ok());
     }

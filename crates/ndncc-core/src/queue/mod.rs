@@ -24,6 +24,8 @@ pub use token_bucket::{ShaperConfig, ShaperPoll, TokenBucketShaper};
 
 use serde::{Deserialize, Serialize};
 
+use crate::plugin::{check, Check, Invalid, Plugin};
+
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -61,19 +63,25 @@ pub trait QueueDisc: Send {
     }
 }
 
-/// `queue = { type = "...", ... }` on a link direction: which discipline and its parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum QueueConfig {
-    /// FIFO with tail drop. Exactly one of `packets` / `bytes`.
-    Droptail(DropTailConfig),
-    /// CoDel that drops (RFC 8289).
-    Codel(CodelConfig),
-    /// CoDel that marks instead of dropping (PCON).
-    CodelMark(CodelMarkConfig),
-    /// FIFO with NFD's queue-length marking.
-    NfdMark(NfdMarkConfig),
+crate::plugin_family! {
+    /// `queue = { type = "...", ... }` on a link direction: which discipline and its parameters.
+    pub enum QueueConfig -> AnyQueue {
+        /// FIFO with tail drop. Exactly one of `packets` / `bytes`.
+        "droptail" => Droptail(DropTailConfig),
+        /// CoDel that drops (RFC 8289).
+        "codel" => Codel(CodelConfig),
+        /// CoDel that marks instead of dropping (PCON).
+        "codel-mark" => CodelMark(CodelMarkConfig),
+        /// FIFO with NFD's queue-length marking.
+        "nfd-mark" => NfdMark(NfdMarkConfig),
+    }
 }
+
+/// The largest queue limit [packets] (a limit is a bound, not an allocation; this one keeps a
+/// full queue's memory within a few GB).
+pub const MAX_QUEUE_PACKETS: u64 = 10_000_000;
+/// The largest queue limit or threshold [bytes] (10 GB).
+pub const MAX_QUEUE_BYTES: u64 = 10_000_000_000;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -92,14 +100,25 @@ impl Default for DropTailConfig {
 }
 
 impl DropTailConfig {
-    pub fn limit(&self) -> Result<Limit, String> {
+    /// The limit these keys give.
+    pub fn limit(&self) -> Result<Limit, Invalid> {
         match (self.packets, self.bytes) {
-            (Some(_), Some(_)) => Err("give the queue limit as `packets` or `bytes`, not both".into()),
-            (None, Some(b)) if b.0 > 0 => Ok(Limit::Bytes(b.0)),
-            (Some(p), None) if p > 0 => Ok(Limit::Packets(p)),
+            (Some(_), Some(_)) => Err(Invalid::new("", "give the queue limit as `packets` or `bytes`, not both")),
+            (None, Some(b)) => check::count("bytes", b.0, 1, MAX_QUEUE_BYTES).map(|_| Limit::Bytes(b.0)),
+            (Some(p), None) => check::count("packets", p as u64, 1, MAX_QUEUE_PACKETS).map(|_| Limit::Packets(p)),
             (None, None) => Ok(Limit::Packets(100)),
-            _ => Err("queue limit must be > 0".into()),
         }
+    }
+}
+
+impl Plugin for DropTailConfig {
+    type Built = AnyQueue;
+    fn validate(&self) -> Check {
+        self.limit().map(|_| ())
+    }
+    fn build(&self) -> AnyQueue {
+        // A valid config has a limit; an invalid one falls back to the default.
+        AnyQueue::DropTail(DropTail::new(self.limit().unwrap_or(Limit::Packets(100))))
     }
 }
 
@@ -116,36 +135,6 @@ pub enum AnyQueue {
     Codel(Codel),
     NfdMark(NfdMark),
     Custom(Box<dyn QueueDisc>),
-}
-
-impl QueueConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        match self {
-            QueueConfig::Droptail(c) => c.limit().map(|_| ()),
-            QueueConfig::Codel(c) => c.validate(),
-            QueueConfig::CodelMark(c) => c.validate(),
-            QueueConfig::NfdMark(c) => c.validate(),
-        }
-    }
-    /// Validate, then build the discipline.
-    pub fn build(&self) -> Result<AnyQueue, String> {
-        self.validate()?;
-        Ok(match self {
-            QueueConfig::Droptail(c) => AnyQueue::DropTail(DropTail::new(c.limit()?)),
-            QueueConfig::Codel(c) => AnyQueue::Codel(Codel::new(c, CodelMode::Drop)),
-            QueueConfig::CodelMark(c) => AnyQueue::Codel(Codel::new(&c.as_codel(), CodelMode::Mark)),
-            QueueConfig::NfdMark(c) => AnyQueue::NfdMark(NfdMark::new(c)),
-        })
-    }
-    /// The `type` string of this config.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            QueueConfig::Droptail(_) => "droptail",
-            QueueConfig::Codel(_) => "codel",
-            QueueConfig::CodelMark(_) => "codel-mark",
-            QueueConfig::NfdMark(_) => "nfd-mark",
-        }
-    }
 }
 
 macro_rules! dispatch {
@@ -239,9 +228,11 @@ mod tests {
     #[test]
     fn build_validates_and_dispatches_to_the_chosen_discipline() {
         let bad = QueueConfig::Codel(CodelConfig { limit: 0, ..CodelConfig::default() });
-        assert!(bad.build().is_err());
+        assert_eq!(bad.validate().unwrap_err().key, "limit");
         for ty in ["droptail", "codel", "codel-mark", "nfd-mark"] {
-            let mut q = parse(&format!(r#"queue = {{ type = "{ty}" }}"#)).unwrap().build().unwrap();
+            let cfg = parse(&format!(r#"queue = {{ type = "{ty}" }}"#)).unwrap();
+            assert_eq!((cfg.validate(), cfg.kind()), (Ok(()), ty));
+            let mut q = cfg.build();
             let p = Packet::interest(crate::packet::Name { prefix: crate::ids::NameId(0), seg: 7 }, 100, 0, 0);
             assert_eq!(q.enqueue(p, SimTime::ZERO), Verdict::Queued);
             assert_eq!((q.len_packets(), q.len_bytes()), (1, 100));

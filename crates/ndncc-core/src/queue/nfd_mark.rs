@@ -19,8 +19,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dequeued, DropTail, DropTailConfig, Limit, QueueDisc, Verdict};
+use super::{AnyQueue, Dequeued, DropTail, DropTailConfig, Limit, QueueDisc, Verdict, MAX_QUEUE_BYTES};
 use crate::packet::Packet;
+use crate::plugin::{check, Check, Invalid, Plugin};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Bytes, Duration};
 
@@ -61,19 +62,29 @@ impl Default for NfdMarkConfig {
     }
 }
 
-impl NfdMarkConfig {
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for NfdMarkConfig {
+    type Built = AnyQueue;
+    fn validate(&self) -> Check {
         if self.threshold.is_some() && self.capacity_bytes.is_some() {
-            return Err("give queue.threshold or queue.capacity_bytes for nfd-mark, not both".into());
+            return Err(Invalid::new("capacity_bytes", "give threshold or capacity_bytes, not both"));
         }
-        if self.interval.get().0 == 0 {
-            return Err(format!("queue.interval must be > 0 for nfd-mark (got {})", self.interval));
+        if let Some(t) = self.threshold {
+            check::count("threshold", t.0, 1, MAX_QUEUE_BYTES)?;
         }
+        if let Some(c) = self.capacity_bytes {
+            check::count("capacity_bytes", c.0, 1, MAX_QUEUE_BYTES)?;
+        }
+        check::time("interval", self.interval.get(), false)?;
         self.limit().map(|_| ())
     }
+    fn build(&self) -> AnyQueue {
+        AnyQueue::NfdMark(NfdMark::new(self))
+    }
+}
 
+impl NfdMarkConfig {
     /// The hard limit, with the same rules as `droptail`.
-    pub fn limit(&self) -> Result<Limit, String> {
+    pub fn limit(&self) -> Result<Limit, Invalid> {
         DropTailConfig { packets: self.packets, bytes: self.bytes }.limit()
     }
 
@@ -270,7 +281,7 @@ mod tests {
         assert_eq!(cfg(None, Some(150_000)).threshold_bytes(), 65_536);
         assert_eq!(cfg(None, Some(100_000)).threshold_bytes(), 50_000);
         assert_eq!(cfg(Some(10_000), None).threshold_bytes(), 10_000);
-        assert!(cfg(Some(10_000), Some(100_000)).validate().unwrap_err().contains("queue.capacity_bytes"));
+        assert!(cfg(Some(10_000), Some(100_000)).validate().unwrap_err().key == "capacity_bytes");
     }
 
     #[test]
@@ -289,9 +300,9 @@ mod tests {
     #[test]
     fn validation_names_the_offending_key() {
         let bad = NfdMarkConfig { interval: Duration::from_millis(0), ..NfdMarkConfig::default() };
-        assert!(bad.validate().unwrap_err().contains("queue.interval"));
+        assert!(bad.validate().unwrap_err().key == "interval");
         let both = NfdMarkConfig { packets: Some(10), bytes: Some(Bytes(10)), ..NfdMarkConfig::default() };
-        assert!(both.validate().unwrap_err().contains("`packets` or `bytes`"));
+        assert!(both.validate().unwrap_err().message.contains("`packets` or `bytes`"));
         assert!(NfdMarkConfig::default().validate().is_ok());
     }
 }

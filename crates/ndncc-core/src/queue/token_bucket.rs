@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Verdict;
 use crate::packet::Packet;
+use crate::plugin::{check, Check};
 use crate::time::{SimTime, NANOS_PER_SEC};
 use crate::units::Bytes;
 
@@ -54,22 +55,14 @@ impl Default for ShaperConfig {
 }
 
 impl ShaperConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check every value; the error names the key relative to the shaper's table.
+    pub fn validate(&self) -> Check {
         if let Some(r) = self.rate {
-            if !(r > 0.0 && r.is_finite()) {
-                return Err(format!("shaper.rate must be a finite number > 0 Interests/s (got {r})"));
-            }
+            check::rate("rate", r)?;
         }
-        if self.data_size.0 == 0 {
-            return Err("shaper.data_size must be > 0 bytes".into());
-        }
-        if self.depth == 0 {
-            return Err("shaper.depth must be >= 1 Interest".into());
-        }
-        if !(self.burst >= 1.0 && self.burst.is_finite()) {
-            return Err(format!("shaper.burst must be a finite number >= 1 token (got {})", self.burst));
-        }
-        Ok(())
+        check::packet_bytes("data_size", self.data_size.0, 1)?;
+        check::count("depth", self.depth as u64, 1, super::MAX_QUEUE_PACKETS)?;
+        check::within("burst", self.burst, 1.0, check::MAX_WINDOW)
     }
 
     /// The rate the shaper starts with on a face whose reverse link carries `reverse_bps`.
@@ -369,10 +362,10 @@ mod tests {
             f(&mut c);
             c.validate()
         };
-        assert!(c(|c| c.rate = Some(0.0)).unwrap_err().contains("shaper.rate"));
-        assert!(c(|c| c.depth = 0).unwrap_err().contains("shaper.depth"));
-        assert!(c(|c| c.burst = 0.5).unwrap_err().contains("shaper.burst"));
-        assert!(c(|c| c.data_size = Bytes(0)).unwrap_err().contains("shaper.data_size"));
+        assert!(c(|c| c.rate = Some(0.0)).unwrap_err().key == "rate");
+        assert!(c(|c| c.depth = 0).unwrap_err().key == "depth");
+        assert!(c(|c| c.burst = 0.5).unwrap_err().key == "burst");
+        assert!(c(|c| c.data_size = Bytes(0)).unwrap_err().key == "data_size");
         assert!(ShaperConfig::default().validate().is_ok());
     }
 }

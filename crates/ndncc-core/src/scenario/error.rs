@@ -74,17 +74,7 @@ impl fmt::Display for ScenarioError {
 }
 
 /// A validation failure before it is given a file and line: the dotted key and the message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Invalid {
-    pub key: String,
-    pub message: String,
-}
-
-impl Invalid {
-    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Invalid {
-        Invalid { key: key.into(), message: message.into() }
-    }
-}
+pub(crate) use crate::plugin::Invalid;
 
 /// Rewrite a serde or TOML message into the project's style: quoted names in single quotes,
 /// and accepted alternatives as a plain list (`expected one of droptail, codel`).

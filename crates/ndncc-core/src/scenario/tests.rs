@@ -184,7 +184,12 @@ rate = 50
     assert_eq!(s.links["A-B"].direction(Dir::AB).interest_shaper.map(|x| x.depth), Some(10));
     assert_eq!(s.links["A-B"].direction(Dir::BA).interest_shaper, None);
     assert_eq!(s.nodes["B"].clock_tick, Some(Duration::from_millis(100)));
-    assert_eq!(s.nodes["B"].modules, vec![crate::module::ModuleConfig::StaticRateStamp { rate: 5.0 }]);
+    assert_eq!(
+        s.nodes["B"].modules,
+        vec![crate::module::ModuleConfig::StaticRateStamp(crate::module::static_stamp::StaticRateStampConfig {
+            rate: 5.0
+        })]
+    );
 }
 
 #[test]

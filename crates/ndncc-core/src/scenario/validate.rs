@@ -70,9 +70,9 @@ impl Scenario {
             if n.clock_tick.is_some_and(|t| t.get().0 == 0) {
                 return fail(join(&key, "clock_tick"), "must be > 0 (leave it out for exact timers)");
             }
-            n.strategy.validate().or_else(|m| fail(join(&key, "strategy"), m))?;
+            n.strategy.validate().map_err(|e| e.under(&join(&key, "strategy")))?;
             for (i, m) in n.modules.iter().enumerate() {
-                m.validate().or_else(|msg| fail(index(&join(&key, "modules"), i), msg))?;
+                m.validate().map_err(|e| e.under(&index(&join(&key, "modules"), i)))?;
             }
         }
         Ok(())
@@ -172,10 +172,10 @@ impl Scenario {
                     "a consumer needs a controller: give `window = { type = … }` or `rate = { type = … }`",
                 )
             }
-            (Some(w), None) => w.validate().or_else(|m| fail(join(key, "window"), m))?,
-            (None, Some(r)) => r.validate().or_else(|m| fail(join(key, "rate"), m))?,
+            (Some(w), None) => w.validate().map_err(|e| e.under(&join(key, "window")))?,
+            (None, Some(r)) => r.validate().map_err(|e| e.under(&join(key, "rate")))?,
         }
-        c.rtt.validate().or_else(|m| fail(join(key, "rtt"), m))?;
+        c.rtt.validate().map_err(|e| e.under(&join(key, "rtt")))?;
         let duration = self.simulation.duration;
         if c.start >= duration {
             return fail(
@@ -276,12 +276,12 @@ impl Scenario {
 fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
     for (k, q) in [("queue", Some(&l.queue)), ("queue_ab", l.queue_ab.as_ref()), ("queue_ba", l.queue_ba.as_ref())] {
         if let Some(q) = q {
-            q.validate().or_else(|m| fail(join(key, k), m))?;
+            q.validate().map_err(|e| e.under(&join(key, k)))?;
         }
     }
     for (k, x) in [("loss", Some(&l.loss)), ("loss_ab", l.loss_ab.as_ref()), ("loss_ba", l.loss_ba.as_ref())] {
         if let Some(x) = x {
-            x.validate().or_else(|m| fail(join(key, k), m))?;
+            x.validate().map_err(|e| e.under(&join(key, k)))?;
         }
     }
     for (k, s) in [
@@ -290,7 +290,7 @@ fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
         ("interest_shaper_ba", l.interest_shaper_ba.as_ref()),
     ] {
         if let Some(s) = s {
-            s.validate().or_else(|m| fail(join(key, k), m))?;
+            s.validate().map_err(|e| e.under(&join(key, k)))?;
         }
     }
     if l.underlay_queue == 0 {

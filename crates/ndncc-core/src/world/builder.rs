@@ -199,11 +199,13 @@ impl WorldBuilder {
         if p.bandwidth_bps == 0 {
             return Err(format!("link {name}: bandwidth must be > 0"));
         }
-        p.loss.validate().map_err(|e| format!("link {name}: {e}"))?;
-        let queue = p.queue.build().map_err(|e| format!("link {name}: queue: {e}"))?;
+        // The same checks a scenario's link gets, for worlds built in code.
+        p.loss.validate().map_err(|e| format!("link {name}: {}", e.under("loss")))?;
+        p.queue.validate().map_err(|e| format!("link {name}: {}", e.under("queue")))?;
+        let queue = p.queue.build();
         let shaper = match &p.shaper {
             Some(c) => {
-                c.validate().map_err(|e| format!("link {name}: interest_shaper: {e}"))?;
+                c.validate().map_err(|e| format!("link {name}: {}", e.under("interest_shaper")))?;
                 Some(TokenBucketShaper::new(c, reverse_bps))
             }
             None => None,

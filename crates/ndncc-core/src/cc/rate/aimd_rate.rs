@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cc::{DataEvent, LossEvent, NackAction, RateControl};
 use crate::packet::NackReason;
+use crate::plugin::{check, Check, Invalid, Plugin};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,28 +53,23 @@ impl Default for AimdRateConfig {
     }
 }
 
-impl AimdRateConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        let pos = |k: &str, v: f64| {
-            if v > 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("rate.{k} must be a finite number > 0 (got {v})"))
-            }
-        };
-        pos("initial_rate", self.initial_rate)?;
-        pos("increase", self.increase)?;
-        pos("min_rate", self.min_rate)?;
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(format!("rate.beta must be in (0, 1) (got {})", self.beta));
-        }
+impl Plugin for AimdRateConfig {
+    type Built = Box<dyn RateControl>;
+    fn validate(&self) -> Check {
+        check::rate("initial_rate", self.initial_rate)?;
+        check::rate("increase", self.increase)?;
+        check::rate("min_rate", self.min_rate)?;
+        check::factor("beta", self.beta)?;
         if let Some(m) = self.max_rate {
-            pos("max_rate", m)?;
+            check::rate("max_rate", m)?;
             if m < self.min_rate {
-                return Err(format!("rate.max_rate ({m}) must not be below rate.min_rate ({})", self.min_rate));
+                return Err(Invalid::new("max_rate", format!("({m}) must not be below min_rate ({})", self.min_rate)));
             }
         }
         Ok(())
+    }
+    fn build(&self) -> Box<dyn RateControl> {
+        Box::new(AimdRate::new(self))
     }
 }
 

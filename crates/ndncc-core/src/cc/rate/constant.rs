@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cc::RateControl;
+use crate::plugin::{check, Check, Plugin};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -17,12 +18,13 @@ impl Default for ConstantRateConfig {
     }
 }
 
-impl ConstantRateConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.rate > 0.0 && self.rate.is_finite()) {
-            return Err(format!("rate.rate must be > 0 Interests/s (got {})", self.rate));
-        }
-        Ok(())
+impl Plugin for ConstantRateConfig {
+    type Built = Box<dyn RateControl>;
+    fn validate(&self) -> Check {
+        check::rate("rate", self.rate)
+    }
+    fn build(&self) -> Box<dyn RateControl> {
+        Box::new(ConstantRate::new(self))
     }
 }
 

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cc::{DataEvent, LossEvent, NackAction, RateControl};
+use crate::plugin::{check, Check, Plugin};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -24,12 +25,13 @@ impl Default for MirccRateConfig {
     }
 }
 
-impl MirccRateConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.initial_rate > 0.0 && self.initial_rate.is_finite()) {
-            return Err(format!("rate.initial_rate must be > 0 Interests/s (got {})", self.initial_rate));
-        }
-        Ok(())
+impl Plugin for MirccRateConfig {
+    type Built = Box<dyn RateControl>;
+    fn validate(&self) -> Check {
+        check::rate("initial_rate", self.initial_rate)
+    }
+    fn build(&self) -> Box<dyn RateControl> {
+        Box::new(MirccRate::new(self))
     }
 }
 

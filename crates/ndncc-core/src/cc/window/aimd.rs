@@ -19,6 +19,7 @@ use crate::cc::window::law::{finite, WindowLaw, LOSS_FLOOR};
 use crate::cc::window::recovery::RecoveryPoint;
 use crate::cc::{DataEvent, LossEvent, NackAction, WindowControl};
 use crate::packet::NackReason;
+use crate::plugin::{check, Check, Plugin};
 use crate::time::SimTime;
 
 /// Multiplicative-decrease factor: RFC 5681 eq. (4), ssthresh = max(FlightSize/2, 2·SMSS).
@@ -73,37 +74,23 @@ impl Default for AimdConfig {
     }
 }
 
-impl AimdConfig {
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for AimdConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
         check_start(self.initial_window, self.initial_ssthresh)?;
-        check_beta("window.beta", self.beta)
+        check::factor("beta", self.beta)
+    }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(Aimd::new(self))
     }
 }
 
-/// `key` must be a finite window of at least one packet.
 /// The start of every window algorithm: `initial_window` and the optional `initial_ssthresh`.
-pub(crate) fn check_start(initial_window: f64, initial_ssthresh: Option<f64>) -> Result<(), String> {
-    check_window("window.initial_window", initial_window)?;
+pub(crate) fn check_start(initial_window: f64, initial_ssthresh: Option<f64>) -> Check {
+    check::window("initial_window", initial_window)?;
     match initial_ssthresh {
-        Some(s) => check_window("window.initial_ssthresh", s),
+        Some(s) => check::window("initial_ssthresh", s),
         None => Ok(()),
-    }
-}
-
-pub(crate) fn check_window(key: &str, w: f64) -> Result<(), String> {
-    if w >= 1.0 && w.is_finite() {
-        Ok(())
-    } else {
-        Err(format!("{key} must be >= 1 packet (got {w})"))
-    }
-}
-
-/// `key` must be a decrease factor in (0, 1).
-pub(crate) fn check_beta(key: &str, beta: f64) -> Result<(), String> {
-    if beta > 0.0 && beta < 1.0 {
-        Ok(())
-    } else {
-        Err(format!("{key} must be in (0, 1) (got {beta})"))
     }
 }
 
@@ -348,6 +335,6 @@ mod tests {
     #[test]
     fn validation_names_the_offending_key() {
         let cfg = AimdConfig { beta: 1.0, ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err(), "window.beta must be in (0, 1) (got 1)");
+        assert_eq!(cfg.validate().unwrap_err().to_string(), "beta: must be in (0, 1) (got 1)");
     }
 }

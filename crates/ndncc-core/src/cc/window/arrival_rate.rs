@@ -28,9 +28,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::{check_window, AimdConfig, AimdState};
+use crate::cc::window::aimd::{AimdConfig, AimdState};
 use crate::cc::window::law::{finite, LOSS_FLOOR};
 use crate::cc::{DataEvent, LossEvent, NackAction, WindowControl};
+use crate::plugin::{check, Check, Plugin};
 use crate::time::{SimDuration, SimTime};
 
 /// Probe window increment [packets] (seed 002: "10 interests, … then 20").
@@ -73,15 +74,18 @@ impl Default for ArrivalRateConfig {
     }
 }
 
-impl ArrivalRateConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        check_window("window.step", self.step)?;
-        if !(self.growth_threshold >= 0.0 && self.growth_threshold.is_finite()) {
-            return Err(format!("window.growth_threshold must be >= 0 (got {})", self.growth_threshold));
-        }
-        Ok(())
+impl Plugin for ArrivalRateConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
+        check::window("step", self.step)?;
+        check::within("growth_threshold", self.growth_threshold, 0.0, 1e6)
     }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(ArrivalRate::new(self))
+    }
+}
 
+impl ArrivalRateConfig {
     /// The linear phase: AIMD with fast recovery (its window is set when probing ends).
     fn linear(&self) -> AimdConfig {
         AimdConfig { one_decrease_per_rtt: self.one_decrease_per_rtt, fast_recovery: true, ..Default::default() }
@@ -338,6 +342,9 @@ mod tests {
     #[test]
     fn a_negative_growth_threshold_is_rejected() {
         let cfg = ArrivalRateConfig { growth_threshold: -0.1, ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err(), "window.growth_threshold must be >= 0 (got -0.1)");
+        assert_eq!(
+            cfg.validate().unwrap_err().to_string(),
+            "growth_threshold: must be a number in [0, 1000000] (got -0.1)"
+        );
     }
 }

@@ -26,9 +26,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::{check_beta, check_start};
+use crate::cc::window::aimd::check_start;
 use crate::cc::window::law::{LossShell, LossWindow, WindowLaw};
-use crate::cc::DataEvent;
+use crate::cc::{DataEvent, WindowControl};
+use crate::plugin::{check, Check, Invalid, Plugin};
 use crate::time::SimTime;
 
 /// Multiplicative decrease β = 819/1024 ≈ 0.8 (Linux `beta`, scaled by 1024).
@@ -85,28 +86,27 @@ impl Default for BicConfig {
     }
 }
 
-impl BicConfig {
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for BicConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
         check_start(self.initial_window, self.initial_ssthresh)?;
         self.validate_law()
     }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(new_bic(self))
+    }
+}
 
+impl BicConfig {
     /// The law's keys only (what `pcon` uses).
-    pub fn validate_law(&self) -> Result<(), String> {
-        check_beta("window.beta", self.beta)?;
-        if !(self.b > 1.0 && self.b.is_finite()) {
-            return Err(format!("window.b must be > 1 (got {})", self.b));
+    pub fn validate_law(&self) -> Check {
+        check::factor("beta", self.beta)?;
+        if !(self.b > 1.0 && self.b <= 1e6) {
+            return Err(Invalid::new("b", format!("must be a number > 1 and at most 1e6 (got {})", self.b)));
         }
-        if !(self.max_increment > 0.0 && self.max_increment.is_finite()) {
-            return Err(format!("window.max_increment must be > 0 packets (got {})", self.max_increment));
-        }
-        if !(self.low_window >= 0.0 && self.low_window.is_finite()) {
-            return Err(format!("window.low_window must be >= 0 packets (got {})", self.low_window));
-        }
-        if !(self.smooth_part > 0.0 && self.smooth_part.is_finite()) {
-            return Err(format!("window.smooth_part must be > 0 (got {})", self.smooth_part));
-        }
-        Ok(())
+        check::positive_at_most("max_increment", self.max_increment, check::MAX_WINDOW)?;
+        check::within("low_window", self.low_window, 0.0, check::MAX_WINDOW)?;
+        check::positive_at_most("smooth_part", self.smooth_part, 1e6)
     }
 
     fn shell(&self) -> LossShell {
@@ -309,6 +309,6 @@ mod tests {
     #[test]
     fn a_b_of_one_is_rejected() {
         let err = BicConfig { b: 1.0, ..Default::default() }.validate().unwrap_err();
-        assert_eq!(err, "window.b must be > 1 (got 1)");
+        assert_eq!(err.to_string(), "b: must be a number > 1 and at most 1e6 (got 1)");
     }
 }

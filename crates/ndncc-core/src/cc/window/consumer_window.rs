@@ -11,8 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::check_window;
 use crate::cc::{DataEvent, LossEvent, NackAction, WindowControl};
+use crate::plugin::{check, Check, Plugin};
 
 /// ndnSIM ConsumerWindow's `InitialWindowSize` [packets] (seed 003: "INITIAL_CWND (2)").
 pub const INITIAL_WINDOW: f64 = 2.0;
@@ -32,9 +32,13 @@ impl Default for ConsumerWindowConfig {
     }
 }
 
-impl ConsumerWindowConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        check_window("window.initial_window", self.initial_window)
+impl Plugin for ConsumerWindowConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
+        check::window("initial_window", self.initial_window)
+    }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(ConsumerWindow::new(self))
     }
 }
 
@@ -111,6 +115,6 @@ mod tests {
     #[test]
     fn an_initial_window_below_one_is_rejected() {
         let err = ConsumerWindowConfig { initial_window: 0.5 }.validate().unwrap_err();
-        assert!(err.starts_with("window.initial_window"), "{err}");
+        assert_eq!(err.key, "initial_window", "{err}");
     }
 }

@@ -23,9 +23,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::{check_beta, check_start};
+use crate::cc::window::aimd::check_start;
 use crate::cc::window::law::{LossShell, LossWindow, WindowLaw};
-use crate::cc::DataEvent;
+use crate::cc::{DataEvent, WindowControl};
+use crate::plugin::{check, Check, Plugin};
 use crate::time::SimTime;
 
 /// Scaling constant C [packets/s³] (RFC 9438 §4.2).
@@ -68,18 +69,22 @@ impl Default for CubicConfig {
     }
 }
 
-impl CubicConfig {
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for CubicConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
         check_start(self.initial_window, self.initial_ssthresh)?;
         self.validate_law()
     }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(new_cubic(self))
+    }
+}
 
+impl CubicConfig {
     /// The law's keys only (what `pcon` uses).
-    pub fn validate_law(&self) -> Result<(), String> {
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(format!("window.c must be > 0 packets/s³ (got {})", self.c));
-        }
-        check_beta("window.beta", self.beta)
+    pub fn validate_law(&self) -> Check {
+        check::positive_at_most("c", self.c, 1e6)?;
+        check::factor("beta", self.beta)
     }
 
     fn shell(&self) -> LossShell {
@@ -317,6 +322,6 @@ mod tests {
     #[test]
     fn a_zero_c_is_rejected() {
         let err = CubicConfig { c: 0.0, ..Default::default() }.validate().unwrap_err();
-        assert_eq!(err, "window.c must be > 0 packets/s³ (got 0)");
+        assert_eq!(err.to_string(), "c: must be a number > 0 and at most 1000000 (got 0)");
     }
 }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cc::{DataEvent, LossEvent, WindowControl};
+use crate::plugin::{check, Check, Plugin};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -18,12 +19,13 @@ impl Default for FixedWindowConfig {
     }
 }
 
-impl FixedWindowConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.window >= 1.0 && self.window.is_finite()) {
-            return Err(format!("window.window must be >= 1 (got {})", self.window));
-        }
-        Ok(())
+impl Plugin for FixedWindowConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
+        check::window("window", self.window)
+    }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(FixedWindow::new(self))
     }
 }
 

@@ -19,8 +19,6 @@ pub mod reno_hole;
 #[cfg(test)]
 pub(crate) mod testkit;
 
-use serde::{Deserialize, Serialize};
-
 use super::WindowControl;
 
 pub use aimd::{Aimd, AimdConfig, AimdLaw, AimdState, SlowStartStep};
@@ -33,72 +31,33 @@ pub use law::{LossWindow, WindowLaw};
 pub use pcon::{Pcon, PconConfig, PconLaw};
 pub use reno_hole::{RenoHole, RenoHoleConfig};
 
-/// `[apps.x.window] type = "..."` in a scenario: which window algorithm and its parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum WindowConfig {
-    /// A constant window (no congestion control).
-    Fixed(FixedWindowConfig),
-    /// ndnSIM's old ConsumerWindow: +1 per Data, back to the initial window on every timeout.
-    ConsumerWindow(ConsumerWindowConfig),
-    /// Slow start and congestion avoidance; Tahoe on a timeout (seed 002 "aimd").
-    Aimd(AimdConfig),
-    /// AIMD plus sequence-hole detection and fast recovery (seed 002 "reno").
-    RenoHole(RenoHoleConfig),
-    /// Probe windows, settle on the best Data arrival rate × RTT, then grow linearly.
-    ArrivalRate(ArrivalRateConfig),
-    /// BIC-TCP on timeouts and marked NACKs.
-    Bic(BicConfig),
-    /// CUBIC on timeouts and marked NACKs.
-    Cubic(CubicConfig),
-    /// The PCON consumer: AIMD, BIC or CUBIC driven by congestion marks.
-    Pcon(PconConfig),
-}
-
-impl WindowConfig {
-    /// Check parameters; the message names the offending key.
-    pub fn validate(&self) -> Result<(), String> {
-        match self {
-            WindowConfig::Fixed(c) => c.validate(),
-            WindowConfig::ConsumerWindow(c) => c.validate(),
-            WindowConfig::Aimd(c) => c.validate(),
-            WindowConfig::RenoHole(c) => c.validate(),
-            WindowConfig::ArrivalRate(c) => c.validate(),
-            WindowConfig::Bic(c) => c.validate(),
-            WindowConfig::Cubic(c) => c.validate(),
-            WindowConfig::Pcon(c) => c.validate(),
-        }
-    }
-    pub fn build(&self) -> Box<dyn WindowControl> {
-        match self {
-            WindowConfig::Fixed(c) => Box::new(FixedWindow::new(c)),
-            WindowConfig::ConsumerWindow(c) => Box::new(ConsumerWindow::new(c)),
-            WindowConfig::Aimd(c) => Box::new(Aimd::new(c)),
-            WindowConfig::RenoHole(c) => Box::new(RenoHole::new(c)),
-            WindowConfig::ArrivalRate(c) => Box::new(ArrivalRate::new(c)),
-            WindowConfig::Bic(c) => Box::new(bic::new_bic(c)),
-            WindowConfig::Cubic(c) => Box::new(cubic::new_cubic(c)),
-            WindowConfig::Pcon(c) => Box::new(Pcon::new(c)),
-        }
-    }
-    /// The `type` string of this config.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            WindowConfig::Fixed(_) => "fixed",
-            WindowConfig::ConsumerWindow(_) => "consumer-window",
-            WindowConfig::Aimd(_) => "aimd",
-            WindowConfig::RenoHole(_) => "reno-hole",
-            WindowConfig::ArrivalRate(_) => "arrival-rate",
-            WindowConfig::Bic(_) => "bic",
-            WindowConfig::Cubic(_) => "cubic",
-            WindowConfig::Pcon(_) => "pcon",
-        }
+crate::plugin_family! {
+    /// `[apps.x.window] type = "..."` in a scenario: which window algorithm and its parameters.
+    pub enum WindowConfig -> Box<dyn WindowControl> {
+        /// A constant window (no congestion control).
+        "fixed" => Fixed(FixedWindowConfig),
+        /// ndnSIM's old ConsumerWindow: +1 per Data, back to the initial window on every timeout.
+        "consumer-window" => ConsumerWindow(ConsumerWindowConfig),
+        /// Slow start and congestion avoidance; Tahoe on a timeout (seed 002 "aimd").
+        "aimd" => Aimd(AimdConfig),
+        /// AIMD plus sequence-hole detection and fast recovery (seed 002 "reno").
+        "reno-hole" => RenoHole(RenoHoleConfig),
+        /// Probe windows, settle on the best Data arrival rate × RTT, then grow linearly.
+        "arrival-rate" => ArrivalRate(ArrivalRateConfig),
+        /// BIC-TCP on timeouts and marked NACKs.
+        "bic" => Bic(BicConfig),
+        /// CUBIC on timeouts and marked NACKs.
+        "cubic" => Cubic(CubicConfig),
+        /// The PCON consumer: AIMD, BIC or CUBIC driven by congestion marks.
+        "pcon" => Pcon(PconConfig),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde::Deserialize;
 
     #[derive(Debug, Deserialize)]
     struct Wrapper {
@@ -109,11 +68,9 @@ mod tests {
         toml::from_str::<Wrapper>(toml_text).map(|w| w.window).map_err(|e| e.to_string())
     }
 
-    const KINDS: [&str; 8] = ["fixed", "consumer-window", "aimd", "reno-hole", "arrival-rate", "bic", "cubic", "pcon"];
-
     #[test]
     fn every_type_deserialises_with_defaults_validates_and_builds_under_its_name() {
-        for kind in KINDS {
+        for &kind in WindowConfig::TYPES {
             let cfg = parse(&format!("window = {{ type = \"{kind}\" }}")).unwrap();
             assert_eq!(cfg.kind(), kind);
             assert_eq!(cfg.validate(), Ok(()), "{kind}");
@@ -123,7 +80,7 @@ mod tests {
 
     #[test]
     fn every_type_rejects_an_unknown_key() {
-        for kind in KINDS {
+        for &kind in WindowConfig::TYPES {
             let err = parse(&format!("window = {{ type = \"{kind}\", bogus = 1 }}")).unwrap_err();
             assert!(err.contains("bogus"), "{kind}: {err}");
         }

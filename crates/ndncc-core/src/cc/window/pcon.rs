@@ -23,12 +23,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::window::aimd::{check_beta, check_start, AimdLaw};
+use crate::cc::window::aimd::{check_start, AimdLaw};
 use crate::cc::window::bic::{BicConfig, BicLaw};
 use crate::cc::window::cubic::{CubicConfig, CubicLaw};
 use crate::cc::window::law::{finite, WindowLaw};
 use crate::cc::window::recovery::{RecoveryPoint, PCON_MARGIN};
 use crate::cc::{DataEvent, LossEvent, NackAction, WindowControl};
+use crate::plugin::{check, Check, Invalid, Plugin};
 use crate::time::SimTime;
 
 /// AIMD decrease factor of ConsumerPcon (`Beta`).
@@ -114,22 +115,26 @@ impl Default for PconConfig {
     }
 }
 
-impl PconConfig {
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for PconConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
         check_start(self.initial_window, self.initial_ssthresh)?;
-        if !(self.cwa_margin >= 0.0 && self.cwa_margin.is_finite()) {
-            return Err(format!("window.cwa_margin must be >= 0 (got {})", self.cwa_margin));
-        }
+        check::within("cwa_margin", self.cwa_margin, 0.0, 1e6)?;
         self.check_keys_fit_law()?;
         match self.law {
-            PconLaw::Aimd => check_beta("window.beta", self.beta.unwrap_or(AIMD_BETA)),
+            PconLaw::Aimd => check::factor("beta", self.beta.unwrap_or(AIMD_BETA)),
             PconLaw::Bic => self.bic_config().validate_law(),
             PconLaw::Cubic => self.cubic_config().validate_law(),
         }
     }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(Pcon::new(self))
+    }
+}
 
+impl PconConfig {
     /// A key set for a law that does not use it is an error, not silently ignored.
-    fn check_keys_fit_law(&self) -> Result<(), String> {
+    fn check_keys_fit_law(&self) -> Check {
         let law = self.law;
         let used_by = [
             ("c", self.c.is_some(), law == PconLaw::Cubic),
@@ -143,7 +148,7 @@ impl PconConfig {
         for (key, set, fits) in used_by {
             if set && !fits {
                 let name = format!("{law:?}").to_lowercase();
-                return Err(format!("window.{key} does not apply to law = \"{name}\""));
+                return Err(Invalid::new(key, format!("does not apply to law = \"{name}\"")));
             }
         }
         Ok(())
@@ -381,12 +386,12 @@ mod tests {
     #[test]
     fn a_key_of_another_law_is_rejected() {
         let cfg = PconConfig { c: Some(0.4), ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err(), "window.c does not apply to law = \"aimd\"");
+        assert_eq!(cfg.validate().unwrap_err().to_string(), "c: does not apply to law = \"aimd\"");
     }
 
     #[test]
     fn law_parameters_are_validated_with_their_key() {
         let cfg = PconConfig { law: PconLaw::Bic, beta: Some(1.5), ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err(), "window.beta must be in (0, 1) (got 1.5)");
+        assert_eq!(cfg.validate().unwrap_err().to_string(), "beta: must be in (0, 1) (got 1.5)");
     }
 }

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::cc::window::aimd::{nack_signals_congestion, AimdConfig, AimdState, SlowStartStep, BETA, INITIAL_WINDOW};
 use crate::cc::window::law::finite;
 use crate::cc::{DataEvent, HoleAction, HoleEvent, LossEvent, NackAction, WindowControl};
+use crate::plugin::{check, Check, Plugin};
 
 /// Holes per window cut: 1 reacts to every hole, as seed 002's measured "reno".
 pub const HOLES_BEFORE_REACTION: u32 = 1;
@@ -78,13 +79,16 @@ impl RenoHoleConfig {
             reduce_on_nack: self.reduce_on_nack,
         }
     }
+}
 
-    pub fn validate(&self) -> Result<(), String> {
+impl Plugin for RenoHoleConfig {
+    type Built = Box<dyn WindowControl>;
+    fn validate(&self) -> Check {
         self.aimd().validate()?;
-        if self.holes_before_reaction == 0 {
-            return Err("window.holes_before_reaction must be >= 1".into());
-        }
-        Ok(())
+        check::count("holes_before_reaction", u64::from(self.holes_before_reaction), 1, 1_000_000)
+    }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(RenoHole::new(self))
     }
 }
 
@@ -244,7 +248,7 @@ mod tests {
     #[test]
     fn zero_holes_before_reaction_is_rejected() {
         let cfg = RenoHoleConfig { holes_before_reaction: 0, ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err(), "window.holes_before_reaction must be >= 1");
+        assert_eq!(cfg.validate().unwrap_err().to_string(), "holes_before_reaction: must be from 1 to 1000000 (got 0)");
     }
 
     #[test]

@@ -3,10 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{upstream_marking, FaceList, Strategy, StrategyCtx};
+use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
+use crate::plugin::Plugin;
 
 /// `strategy = { type = "best-route", … }`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,6 +18,13 @@ pub struct BestRouteConfig {
     /// 004). Default false, as NFD's best-route.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pcon_upstream_marking: bool,
+}
+
+impl Plugin for BestRouteConfig {
+    type Built = AnyStrategy;
+    fn build(&self) -> AnyStrategy {
+        AnyStrategy::BestRoute(BestRoute::new(self))
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]

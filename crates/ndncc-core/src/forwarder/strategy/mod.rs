@@ -85,12 +85,6 @@ pub enum AnyStrategy {
 }
 
 impl AnyStrategy {
-    pub fn from_config(cfg: &StrategyConfig) -> AnyStrategy {
-        match cfg {
-            StrategyConfig::BestRoute(c) => AnyStrategy::BestRoute(BestRoute::new(c)),
-            StrategyConfig::Multicast(c) => AnyStrategy::Multicast(Multicast::new(c)),
-        }
-    }
     #[inline]
     pub fn get_ref(&self) -> &dyn Strategy {
         match self {

@@ -2,10 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{upstream_marking, FaceList, Strategy, StrategyCtx};
+use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
+use crate::plugin::Plugin;
 
 /// `strategy = { type = "multicast", … }`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -14,6 +15,13 @@ pub struct MulticastConfig {
     /// PCON's upstream-side marking (see `best-route`). Default false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pcon_upstream_marking: bool,
+}
+
+impl Plugin for MulticastConfig {
+    type Built = AnyStrategy;
+    fn build(&self) -> AnyStrategy {
+        AnyStrategy::Multicast(Multicast::new(self))
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
