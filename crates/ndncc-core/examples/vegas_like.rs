@@ -24,6 +24,7 @@ use ndncc_core::app::Controller;
 use ndncc_core::cc::window::recovery::RecoveryPoint;
 use ndncc_core::cc::window::{AimdConfig, WindowConfig};
 use ndncc_core::cc::{DataEvent, LossEvent, NackAction, WindowControl};
+use ndncc_core::plugin::{check, Check, Invalid, Plugin};
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::SimDuration;
@@ -51,22 +52,22 @@ impl Default for VegasLikeConfig {
     }
 }
 
-impl VegasLikeConfig {
-    /// Check parameters; the message names the offending key, as the built-in configs do.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {
-            return Err(format!("window.initial_window must be >= 1 packet (got {})", self.initial_window));
-        }
-        if !(self.alpha >= 0.0 && self.alpha <= self.beta && self.beta.is_finite()) {
-            return Err(format!(
-                "window.alpha and window.beta need 0 <= alpha <= beta (got {}, {})",
-                self.alpha, self.beta
+impl Plugin for VegasLikeConfig {
+    type Built = Box<dyn WindowControl>;
+    /// Check parameters; the error names the offending key, as the built-in configs do.
+    fn validate(&self) -> Check {
+        check::window("initial_window", self.initial_window)?;
+        check::within("beta", self.beta, 0.0, check::MAX_WINDOW)?;
+        if !(self.alpha >= 0.0 && self.alpha <= self.beta) {
+            return Err(Invalid::new(
+                "alpha",
+                format!("must be in [0, beta] (got {}, beta {})", self.alpha, self.beta),
             ));
         }
-        if !(self.gamma >= 0.0 && self.gamma.is_finite()) {
-            return Err(format!("window.gamma must be >= 0 packets (got {})", self.gamma));
-        }
-        Ok(())
+        check::within("gamma", self.gamma, 0.0, check::MAX_WINDOW)
+    }
+    fn build(&self) -> Box<dyn WindowControl> {
+        Box::new(VegasLike::new(self))
     }
 }
 
@@ -351,7 +352,7 @@ mod tests {
     fn defaults_validate_and_bad_values_name_their_key() {
         assert_eq!(VegasLikeConfig::default().validate(), Ok(()));
         let bad = VegasLikeConfig { alpha: 5.0, ..VegasLikeConfig::default() };
-        assert!(bad.validate().unwrap_err().contains("window.alpha"));
+        assert_eq!(bad.validate().unwrap_err().key, "alpha");
     }
 
     #[test]

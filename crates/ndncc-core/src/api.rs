@@ -79,8 +79,6 @@ pub enum Error {
     Build { component: String, message: String },
     #[error("run interrupted")]
     Interrupted,
-    #[error("internal error: {0}")]
-    Internal(String),
 }
 
 impl From<BuildError> for Error {

@@ -59,7 +59,6 @@ pub fn core_error(err: api::Error) -> PyErr {
             set().err().unwrap_or(exc)
         }),
         api::Error::Interrupted => Interrupted::new_err("run interrupted"),
-        api::Error::Internal(m) => InternalError::new_err(m),
     }
 }
 

@@ -114,6 +114,9 @@ pub trait WindowControl: Send {
     fn ssthresh(&self) -> Option<f64> {
         None
     }
+    /// The controller's own state, recorded every sampling interval as (metric, value):
+    /// CUBIC's K and W_max, say.
+    fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 /// A consumer's (or source's) sending rate, in Interests per second.
@@ -126,4 +129,6 @@ pub trait RateControl: Send {
     }
     /// Current sending rate [Interests/s].
     fn rate(&self) -> f64;
+    /// The controller's own state, recorded every sampling interval as (metric, value).
+    fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }

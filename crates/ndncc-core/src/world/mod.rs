@@ -519,26 +519,27 @@ impl World {
         }
     }
 
-    /// Router modules' samples: per-face values go to the face table (for the faces selected
-    /// for recording), node-level values to the series table under the node's name.
+    /// Strategies' and router modules' samples: per-face values go to the face table (for the
+    /// faces selected for recording), node-level values to the series table under the node's name.
     fn sample_modules(&mut self, now: SimTime) {
         let mut out = Vec::new();
         for n in &self.nodes {
+            out.clear();
+            n.strategy.get_ref().sample(&mut out);
             for m in &n.modules {
-                out.clear();
                 m.module.sample(&mut out);
-                for &(metric, face, value) in &out {
-                    let mid = self.recorder.metric(metric);
-                    match face {
-                        Some(f) => {
-                            if let Some(&(_, ent)) = self.sampled_faces.iter().find(|(x, _)| *x == f) {
-                                self.recorder.face_sample(now, ent, mid, value);
-                            }
+            }
+            for &(metric, face, value) in &out {
+                let mid = self.recorder.metric(metric);
+                match face {
+                    Some(f) => {
+                        if let Some(&(_, ent)) = self.sampled_faces.iter().find(|(x, _)| *x == f) {
+                            self.recorder.face_sample(now, ent, mid, value);
                         }
-                        None => {
-                            let ent = self.recorder.entity(&n.name);
-                            self.recorder.sample(now, ent, mid, value);
-                        }
+                    }
+                    None => {
+                        let ent = self.recorder.entity(&n.name);
+                        self.recorder.sample(now, ent, mid, value);
                     }
                 }
             }

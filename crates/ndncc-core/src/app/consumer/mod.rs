@@ -108,6 +108,21 @@ pub fn build(params: ConsumerParams, ctl: Controller, rng: SimRng, rec: &mut Rec
     }
 }
 
+/// Record the (metric, value) pairs `fill` reports for entity `me`.
+pub(crate) fn record_metrics(
+    now: SimTime,
+    me: EntityId,
+    rec: &mut Recorder,
+    fill: impl FnOnce(&mut Vec<(&'static str, f64)>),
+) {
+    let mut out = Vec::new();
+    fill(&mut out);
+    for (name, v) in out {
+        let m = rec.metric(name);
+        rec.sample(now, me, m, v);
+    }
+}
+
 /// What the core asks of a controller, whichever its kind.
 pub(crate) trait Reactions {
     fn timeout(&mut self, ev: &LossEvent);

@@ -17,7 +17,7 @@
 //! when it drains faster than Interests fall due (as in seed 000, where it drains at the access
 //! link's 1,000 Data/s). Credit accrues at the rate in force until a Data or NACK changes it.
 
-use super::{Arrival, ConsumerCore, ConsumerParams, Reactions};
+use super::{record_metrics, Arrival, ConsumerCore, ConsumerParams, Reactions};
 use crate::app::{AppCtx, Application, Conservation};
 use crate::cc::RateControl;
 use crate::packet::{NdnKind, Packet};
@@ -145,6 +145,7 @@ impl Application for RateConsumer {
     fn sample(&self, now: SimTime, rec: &mut Recorder) {
         let ids = &self.core.ids;
         rec.sample(now, ids.me, ids.rate, if self.core.sending { self.ctl.rate() } else { 0.0 });
+        record_metrics(now, ids.me, rec, |out| self.ctl.metrics(out));
         self.core.sample(now, rec);
     }
 

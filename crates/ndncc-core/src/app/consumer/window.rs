@@ -1,7 +1,7 @@
 //! The window consumer: keeps `floor(window)` Interests in flight (at least one), sending
 //! retransmissions before new segments, and reports sequence holes to controllers that ask.
 
-use super::{Arrival, ConsumerCore, ConsumerParams, Reactions};
+use super::{record_metrics, Arrival, ConsumerCore, ConsumerParams, Reactions};
 use crate::app::{AppCtx, Application, Conservation};
 use crate::cc::{HoleAction, HoleEvent, WindowControl};
 use crate::packet::{NdnKind, Packet};
@@ -115,6 +115,7 @@ impl Application for WindowConsumer {
         if let Some(s) = self.ctl.ssthresh() {
             rec.sample(now, ids.me, ids.ssthresh, s);
         }
+        record_metrics(now, ids.me, rec, |out| self.ctl.metrics(out));
         self.core.sample(now, rec);
     }
 

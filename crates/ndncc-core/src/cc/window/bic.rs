@@ -206,6 +206,12 @@ impl WindowLaw for BicLaw {
             window / 2.0
         }
     }
+    /// `w_max` [packets] once a loss happened.
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        if self.w_max > 0.0 {
+            out.push(("w_max", self.w_max));
+        }
+    }
 }
 
 /// The standalone `bic` controller.

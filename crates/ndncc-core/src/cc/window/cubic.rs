@@ -220,6 +220,15 @@ impl WindowLaw for CubicLaw {
         self.epoch = None;
         self.beta * window
     }
+    /// `w_max` [packets] once a loss happened, and `cubic_k` [s] of the current epoch.
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        if self.w_max > 0.0 {
+            out.push(("w_max", self.w_max));
+        }
+        if let Some(k) = self.k() {
+            out.push(("cubic_k", k));
+        }
+    }
 }
 
 /// The standalone `cubic` controller.

@@ -34,6 +34,8 @@ pub trait WindowLaw: fmt::Debug + Send {
     fn increment(&mut self, window: f64, ev: &DataEvent) -> f64;
     /// The window after a congestion event at `now` [packets], before any floor.
     fn on_decrease(&mut self, window: f64, now: SimTime) -> f64;
+    /// The law's own state, as (metric, value), for recording.
+    fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 /// Slow start and loss handling shared by the loss-driven controllers.
@@ -119,6 +121,9 @@ impl<L: WindowLaw> WindowControl for LossWindow<L> {
     }
     fn ssthresh(&self) -> Option<f64> {
         finite(self.ssthresh)
+    }
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        self.law.metrics(out);
     }
 }
 

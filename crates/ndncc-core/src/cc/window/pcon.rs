@@ -261,6 +261,9 @@ impl WindowControl for Pcon {
     fn ssthresh(&self) -> Option<f64> {
         finite(self.ssthresh)
     }
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        self.law.metrics(out);
+    }
 }
 
 #[cfg(test)]
