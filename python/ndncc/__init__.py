@@ -15,6 +15,7 @@ from ._core import (
     Interrupted,
     NdnccError,
     ScenarioError,
+    StalledError,
     __version__,
 )
 from .result import Result, RunStats
@@ -30,6 +31,7 @@ __all__ = [
     "RunStats",
     "Scenario",
     "ScenarioError",
+    "StalledError",
     "SweepResult",
     "__version__",
     "load",

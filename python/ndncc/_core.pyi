@@ -78,6 +78,9 @@ class ScenarioError(NdnccError):
     key: Optional[str]
     message: str
 
+class StalledError(NdnccError):
+    """A run stopped because simulated time stopped advancing (a zero-delay loop)."""
+
 class BuildError(NdnccError):
     component: str
     message: str

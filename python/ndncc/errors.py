@@ -28,7 +28,7 @@ class BadInput(Exception):
 
 #: Errors caused by the input rather than by ndncc. A scenario that validates but cannot be built
 #: (say, a prefix no producer serves) is the user's to fix too.
-_USER_ERRORS = (_core.ScenarioError, _core.BuildError, BadInput, OSError)
+_USER_ERRORS = (_core.ScenarioError, _core.BuildError, _core.StalledError, BadInput, OSError)
 
 
 def one_line(text: str) -> str:

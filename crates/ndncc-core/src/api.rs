@@ -16,11 +16,14 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Call the progress callback about every this many simulated seconds (0 = only at the end).
     pub progress_every_s: f64,
+    /// Declare the run stalled after this many events at one instant; `None` = the engine's
+    /// `STALL_LIMIT`.
+    pub stall_limit: Option<u64>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { seed: None, progress_every_s: 1.0 }
+        RunOptions { seed: None, progress_every_s: 1.0, stall_limit: None }
     }
 }
 
@@ -79,6 +82,12 @@ pub enum Error {
     Build { component: String, message: String },
     #[error("run interrupted")]
     Interrupted,
+    /// The scenario cannot advance simulated time (a zero-delay loop).
+    #[error("{0}")]
+    Stalled(String),
+    /// An engine invariant broke: a bug in ndncc.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl From<BuildError> for Error {
@@ -90,13 +99,20 @@ impl From<BuildError> for Error {
 /// Build and run `scenario`. `progress(sim_seconds)` is called every `progress_every_s`
 /// simulated seconds and at the end; returning false interrupts the run.
 pub fn run(scenario: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunOutput, Error> {
+    // A scenario built in code gets the same checks as one loaded from a file.
+    scenario.validate()?;
     let seed = opts.seed.unwrap_or(scenario.simulation.seed);
     let mut world = build_world(scenario, seed)?;
+    if let Some(n) = opts.stall_limit {
+        world.set_stall_limit(n);
+    }
     let t0 = Instant::now();
     let every = SimDuration::from_secs_f64(opts.progress_every_s.max(0.0));
-    let end = world.run(every, &mut |t: SimTime| progress(t.as_secs_f64()));
-    if end == RunEnd::Interrupted {
-        return Err(Error::Interrupted);
+    match world.run(every, &mut |t: SimTime| progress(t.as_secs_f64())) {
+        RunEnd::Finished => {}
+        RunEnd::Interrupted => return Err(Error::Interrupted),
+        RunEnd::Stalled(why) => return Err(Error::Stalled(why)),
+        RunEnd::Broken(why) => return Err(Error::Internal(why)),
     }
     let wall = t0.elapsed().as_secs_f64();
     Ok(collect(world, seed, wall))

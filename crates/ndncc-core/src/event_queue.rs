@@ -36,22 +36,32 @@ pub struct EventQueue<E> {
     next_seq: u64,
     now: SimTime,
     popped: u64,
+    /// The first event ever scheduled in the past: (its time, the time it was scheduled at).
+    past: Option<(SimTime, SimTime)>,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), next_seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue { heap: BinaryHeap::new(), next_seq: 0, now: SimTime::ZERO, popped: 0, past: None }
     }
 }
 
 impl<E> EventQueue<E> {
-    /// Schedule `event` at `time`. Scheduling in the past is a bug in the caller.
+    /// Schedule `event` at `time`. Scheduling in the past is a bug in the caller: the event
+    /// runs now, and `past_event` reports it so the run can stop with an error.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: E) {
-        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
+        if time < self.now && self.past.is_none() {
+            self.past = Some((time, self.now));
+        }
         let time = time.max(self.now);
         self.heap.push(Entry { time, seq: self.next_seq, event });
         self.next_seq += 1;
+    }
+
+    /// The first event scheduled in the past, as (its time, when it was scheduled), if any.
+    pub fn past_event(&self) -> Option<(SimTime, SimTime)> {
+        self.past
     }
 
     /// The next event, advancing the clock to its time.
@@ -97,5 +107,16 @@ mod tests {
         assert_eq!(order, vec!["a", "b", "c", "d"]);
         assert_eq!(q.now(), SimTime(30));
         assert_eq!(q.processed(), 4);
+    }
+
+    #[test]
+    fn an_event_scheduled_in_the_past_runs_now_and_is_reported() {
+        let mut q = EventQueue::default();
+        q.schedule(SimTime(10), "a");
+        q.pop();
+        assert_eq!(q.past_event(), None);
+        q.schedule(SimTime(4), "late");
+        assert_eq!(q.past_event(), Some((SimTime(4), SimTime(10))));
+        assert_eq!(q.pop(), Some((SimTime(10), "late")));
     }
 }

@@ -43,7 +43,8 @@ impl SimTime {
         if rem == 0 {
             self
         } else {
-            SimTime(self.0 - rem + tick.0)
+            // Saturates at the end of time rather than wrapping into the past.
+            SimTime((self.0 - rem).saturating_add(tick.0))
         }
     }
 }
@@ -83,7 +84,7 @@ impl SimDuration {
     pub fn transmission(bytes: u64, bits_per_sec: u64) -> SimDuration {
         debug_assert!(bits_per_sec > 0);
         let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
-        SimDuration(bits.div_ceil(bits_per_sec as u128) as u64)
+        SimDuration(u64::try_from(bits.div_ceil(bits_per_sec.max(1) as u128)).unwrap_or(u64::MAX))
     }
 }
 
@@ -143,6 +144,13 @@ mod tests {
     fn transmission_time_rounds_up_to_whole_nanoseconds() {
         // 1 byte at 3 bit/s = 8/3 s = 2.666...e9 ns -> rounds up.
         assert_eq!(SimDuration::transmission(1, 3).0, 2_666_666_667);
+    }
+
+    #[test]
+    fn ceil_to_saturates_at_the_end_of_time_instead_of_wrapping() {
+        let tick = SimDuration::from_millis(100);
+        assert_eq!(SimTime(u64::MAX - 5).ceil_to(tick), SimTime::MAX);
+        assert!(SimTime(u64::MAX - 5).ceil_to(tick) >= SimTime(u64::MAX - 5));
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct Duration(pub SimDuration);
 impl Duration {
     pub fn parse(s: &str) -> Result<Duration, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a duration (e.g. \"10ms\", \"1.5s\")"))?;
+        if !v.is_finite() {
+            return Err(format!("'{s}' is not a finite duration"));
+        }
         if v < 0.0 {
             return Err(format!("duration '{s}' is negative"));
         }
@@ -46,7 +49,12 @@ impl Duration {
             "" => return Err(format!("duration '{s}' has no unit (write e.g. \"{s}ms\" or \"{s}s\")")),
             u => return Err(format!("unknown time unit '{u}' in '{s}' (expected ns, us, ms, s, min, h)")),
         };
-        Ok(Duration(SimDuration((v * ns_per).round() as u64)))
+        let ns = (v * ns_per).round();
+        // The clock counts u64 nanoseconds (584 years); a longer time cannot be represented.
+        if ns >= u64::MAX as f64 {
+            return Err(format!("duration '{s}' is too long (the clock ends after 584 years)"));
+        }
+        Ok(Duration(SimDuration(ns as u64)))
     }
     pub fn from_millis(ms: u64) -> Duration {
         Duration(SimDuration::from_millis(ms))
@@ -80,21 +88,28 @@ impl fmt::Display for Duration {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bandwidth(pub u64);
 
+/// The largest link rate a scenario may give [bit/s] (10 Tbps).
+pub const MAX_BANDWIDTH_BPS: u64 = 10_000_000_000_000;
+
 impl Bandwidth {
     pub fn parse(s: &str) -> Result<Bandwidth, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a bandwidth (e.g. \"10Mbps\")"))?;
         // Case matters: "MBps" would be megabytes per second, which we do not guess at.
         let mult = match unit {
-            "bps" | "bit/s" => 1.0,
-            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" => 1e3,
-            "Mbps" | "mbps" | "Mbit/s" => 1e6,
-            "Gbps" | "gbps" | "Gbit/s" => 1e9,
+            // ns-3 and ndnSIM topology files write "10Mb/s".
+            "bps" | "bit/s" | "b/s" => 1.0,
+            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" | "kb/s" | "Kb/s" => 1e3,
+            "Mbps" | "mbps" | "Mbit/s" | "Mb/s" => 1e6,
+            "Gbps" | "gbps" | "Gbit/s" | "Gb/s" => 1e9,
             "" => return Err(format!("bandwidth '{s}' has no unit (write e.g. \"{s}Mbps\")")),
             _ => return Err(format!("unknown bandwidth unit '{unit}' in '{s}' (expected bps, kbps, Mbps, Gbps)")),
         };
         let bps = (v * mult).round();
-        if bps < 1.0 {
-            return Err(format!("bandwidth '{s}' must be positive"));
+        if !bps.is_finite() || bps < 1.0 {
+            return Err(format!("bandwidth '{s}' must be a positive number"));
+        }
+        if bps > MAX_BANDWIDTH_BPS as f64 {
+            return Err(format!("bandwidth '{s}' is above the largest link rate, 10 Tbps"));
         }
         Ok(Bandwidth(bps as u64))
     }
@@ -138,10 +153,14 @@ impl Bytes {
             "GiB" => 1073741824.0,
             _ => return Err(format!("unknown size unit '{unit}' in '{s}' (expected B, kB, MB, GB, KiB, MiB, GiB)")),
         };
-        if v < 0.0 {
-            return Err(format!("size '{s}' is negative"));
+        if !v.is_finite() || v < 0.0 {
+            return Err(format!("size '{s}' must be a finite number of bytes >= 0"));
         }
-        Ok(Bytes((v * mult).round() as u64))
+        let b = (v * mult).round();
+        if b >= 1e18 {
+            return Err(format!("size '{s}' is too large"));
+        }
+        Ok(Bytes(b as u64))
     }
 }
 

@@ -350,7 +350,7 @@ case!(
     with_line(22, "prefix = \"/p1\"\npayload = \"0B\""),
     23,
     "apps.P1.payload",
-    "must be > 0"
+    "must be from 1 to"
 );
 case!(
     a_bad_shaper_is_named,

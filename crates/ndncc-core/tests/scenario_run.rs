@@ -98,7 +98,7 @@ fn an_override_changes_the_run() {
 fn a_progress_callback_returning_false_interrupts_the_run() {
     let sc = load_str(DUMBBELL, "dumbbell.toml", &[]).unwrap();
     let mut calls = 0;
-    let r = run(&sc, &RunOptions { seed: None, progress_every_s: 1.0 }, &mut |_| {
+    let r = run(&sc, &RunOptions { seed: None, progress_every_s: 1.0, ..Default::default() }, &mut |_| {
         calls += 1;
         calls < 2
     });

@@ -4,6 +4,7 @@
 //! NdnccError
 //!  ├── ScenarioError   file, line, key, message
 //!  ├── BuildError      component, message
+//!  ├── StalledError    the scenario cannot advance simulated time
 //!  ├── Interrupted
 //!  └── InternalError
 //! ```
@@ -28,6 +29,12 @@ create_exception!(
     "A valid scenario could not be turned into a network; `component` names the part."
 );
 create_exception!(ndncc._core, Interrupted, NdnccError, "A run was stopped by its progress callback.");
+create_exception!(
+    ndncc._core,
+    StalledError,
+    NdnccError,
+    "A run stopped because simulated time stopped advancing (a zero-delay loop in the scenario)."
+);
 create_exception!(ndncc._core, InternalError, NdnccError, "A bug in ndncc; please report it.");
 
 /// A `ScenarioError` carrying the location of the problem as attributes.
@@ -59,6 +66,8 @@ pub fn core_error(err: api::Error) -> PyErr {
             set().err().unwrap_or(exc)
         }),
         api::Error::Interrupted => Interrupted::new_err("run interrupted"),
+        api::Error::Stalled(m) => StalledError::new_err(m),
+        api::Error::Internal(m) => InternalError::new_err(m),
     }
 }
 
@@ -68,6 +77,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type_bound::<ScenarioError>())?;
     m.add("BuildError", py.get_type_bound::<BuildError>())?;
     m.add("Interrupted", py.get_type_bound::<Interrupted>())?;
+    m.add("StalledError", py.get_type_bound::<StalledError>())?;
     m.add("InternalError", py.get_type_bound::<InternalError>())?;
     Ok(())
 }

@@ -68,7 +68,11 @@ impl PyScenario {
     /// Runs the scenario without holding the GIL; returns the raw result dict.
     #[pyo3(signature = (seed=None, progress=None))]
     fn run(&self, py: Python<'_>, seed: Option<u64>, progress: Option<PyObject>) -> PyResult<PyObject> {
-        let opts = RunOptions { seed, progress_every_s: (self.inner.duration_secs() / PROGRESS_TICKS).max(1e-6) };
+        let opts = RunOptions {
+            seed,
+            progress_every_s: (self.inner.duration_secs() / PROGRESS_TICKS).max(1e-6),
+            ..RunOptions::default()
+        };
         let mut stopped_by: Option<PyErr> = None;
         let outcome = py.allow_threads(|| {
             let mut tick = |done: f64| {

@@ -9,7 +9,10 @@ use crate::packet::{Name, Packet};
 use crate::time::{SimDuration, SimTime};
 
 pub struct ContentStore {
+    /// Unbounded as a container (so a large capacity allocates nothing up front); the LRU entry
+    /// is evicted by hand past `capacity`.
     cache: LruCache<Name, (Packet, SimTime)>,
+    capacity: usize,
     pub hits: u64,
     pub misses: u64,
 }
@@ -17,7 +20,12 @@ pub struct ContentStore {
 impl ContentStore {
     /// `None` when capacity is 0 (the store is off).
     pub fn new(capacity: usize) -> Option<ContentStore> {
-        NonZeroUsize::new(capacity).map(|c| ContentStore { cache: LruCache::new(c), hits: 0, misses: 0 })
+        NonZeroUsize::new(capacity).map(|c| ContentStore {
+            cache: LruCache::unbounded(),
+            capacity: c.get(),
+            hits: 0,
+            misses: 0,
+        })
     }
 
     pub fn insert(&mut self, data: &Packet, now: SimTime) {
@@ -32,6 +40,9 @@ impl ContentStore {
         }
         stored.hops = 0;
         self.cache.put(name, (stored, stale_at));
+        if self.cache.len() > self.capacity {
+            self.cache.pop_lru();
+        }
     }
 
     /// A fresh Data for `name`, refreshing its LRU position.

@@ -35,7 +35,7 @@ pub const LINK_KEYS: &[&str] = &[
 pub struct LinkSpec {
     /// The two nodes, `[a, b]`. In a file it may be left out when the link's name splits at a
     /// `-` into two declared nodes (`R1-R2`); a loaded scenario always has it filled in.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "two_endpoints")]
     pub endpoints: [String; 2],
     /// Capacity of each direction [bit/s, e.g. `"10Mbps"`]. Required (here or in
     /// `[defaults.link]`).
@@ -88,6 +88,14 @@ pub struct LinkSpec {
     /// Interest shaper of b → a only. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interest_shaper_ba: Option<ShaperConfig>,
+}
+
+/// Exactly two node names (serde's fixed-size arrays let a longer list through).
+fn two_endpoints<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[String; 2], D::Error> {
+    let v: Vec<String> = Vec::deserialize(d)?;
+    let n = v.len();
+    <[String; 2]>::try_from(v)
+        .map_err(|_| serde::de::Error::custom(format!("a link has exactly two endpoints, not {n}")))
 }
 
 fn default_underlay_queue() -> usize {

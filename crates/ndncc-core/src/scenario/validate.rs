@@ -8,8 +8,18 @@ use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
 use super::types::{name_covers, split_face, FaceSelection, RoutingMode, Scenario};
+use crate::plugin::check;
+use crate::queue::MAX_QUEUE_PACKETS;
+use crate::time::SimDuration;
 
 type Check = Result<(), Invalid>;
+
+/// The largest Content Store [Data packets].
+const MAX_CS_ENTRIES: u64 = 10_000_000;
+/// The longest download [segments].
+const MAX_SEGMENTS: u64 = 1_000_000_000_000;
+/// The most fixed-interval samples of one series.
+const MAX_SAMPLES: u64 = 10_000_000;
 
 fn fail(key: impl Into<String>, message: impl Into<String>) -> Check {
     Err(Invalid::new(key, message))
@@ -52,9 +62,7 @@ impl Scenario {
     }
 
     fn check_simulation(&self) -> Check {
-        if self.simulation.duration.get().0 == 0 {
-            return fail("simulation.duration", "must be > 0");
-        }
+        check::time("simulation.duration", self.simulation.duration.get(), false)?;
         if self.simulation.seed > i64::MAX as u64 {
             return fail("simulation.seed", format!("must be at most {} (TOML integers are 64-bit signed)", i64::MAX));
         }
@@ -70,6 +78,11 @@ impl Scenario {
             if n.clock_tick.is_some_and(|t| t.get().0 == 0) {
                 return fail(join(&key, "clock_tick"), "must be > 0 (leave it out for exact timers)");
             }
+            if let Some(t) = n.clock_tick {
+                check::time(&join(&key, "clock_tick"), t.get(), false)?;
+            }
+            let cs = join(&join(&key, "content_store"), "capacity");
+            check::count(&cs, n.content_store.capacity as u64, 0, MAX_CS_ENTRIES)?;
             n.strategy.validate().map_err(|e| e.under(&join(&key, "strategy")))?;
             for (i, m) in n.modules.iter().enumerate() {
                 m.validate().map_err(|e| e.under(&index(&join(&key, "modules"), i)))?;
@@ -194,16 +207,39 @@ impl Scenario {
             (None, Some(b)) if b.0 == 0 => return fail(join(key, "file_size"), "must be > 0 bytes"),
             _ => {}
         }
-        if c.interest_size.0 == 0 {
-            return fail(join(key, "interest_size"), "must be > 0 bytes");
+        if let Some(n) = c.segments {
+            check::count(&join(key, "segments"), n, 1, MAX_SEGMENTS)?;
         }
-        if c.lifetime.get().0 == 0 {
-            return fail(join(key, "lifetime"), "must be > 0");
+        if let Some(b) = c.file_size {
+            check::count(&join(key, "file_size"), b.0, 1, MAX_SEGMENTS)?;
         }
-        if c.interest_bucket == 0 {
-            return fail(join(key, "interest_bucket"), "must be >= 1 Interest");
+        if let Some(stop) = c.stop {
+            check::time(&join(key, "stop"), stop.get(), false)?;
         }
-        self.check_reachable(key, c)
+        check::packet_bytes(&join(key, "interest_size"), c.interest_size.0, 1)?;
+        check::time(&join(key, "lifetime"), c.lifetime.get(), false)?;
+        check::time(&join(key, "timeout_check"), c.timeout_check.get(), true)?;
+        check::count(&join(key, "interest_bucket"), c.interest_bucket as u64, 1, MAX_QUEUE_PACKETS)?;
+        self.check_reachable(key, c)?;
+        self.check_not_answered_in_zero_time(key, c)
+    }
+
+    /// A consumer on the node of the producer that answers it, with no processing delay, would
+    /// get every Data back at the instant it asks: simulated time could never advance.
+    fn check_not_answered_in_zero_time(&self, key: &str, c: &ConsumerSpec) -> Check {
+        let Some((pname, p)) = self.producer_for(&c.prefix) else { return Ok(()) };
+        if p.node == c.node && p.processing_delay.get() == SimDuration::ZERO {
+            return fail(
+                join(key, "node"),
+                format!(
+                    "consumer and producer '{pname}' share node {} and the producer answers in zero time, so \
+                     simulated time could not advance; give apps.{pname}.processing_delay (e.g. \"10us\") or \
+                     put them on different nodes",
+                    c.node
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// A consumer's prefix must be served by a producer (reachable over links when routes are
@@ -224,6 +260,15 @@ impl Scenario {
             return fail(
                 join(key, "prefix"),
                 format!("no producer serves {} and no static route on {} covers it ({all})", c.prefix, c.node),
+            );
+        }
+        if self.routing.mode == RoutingMode::Static && !producers.iter().any(|p| p.node == c.node) {
+            return fail(
+                join(key, "prefix"),
+                format!(
+                    "routing is static and no [[routes]] entry on {} covers {}: its Interests could go nowhere",
+                    c.node, c.prefix
+                ),
             );
         }
         if self.routing.mode == RoutingMode::Computed {
@@ -253,6 +298,19 @@ impl Scenario {
     }
 
     fn check_record(&self) -> Check {
+        let interval = self.record.interval.get();
+        if interval > SimDuration::ZERO {
+            let samples = self.simulation.duration.get().nanos() / interval.nanos().max(1);
+            if samples > MAX_SAMPLES {
+                return fail(
+                    "record.interval",
+                    format!(
+                        "{} gives {samples} samples per series; at most {MAX_SAMPLES} are kept (or \"0s\" for none)",
+                        self.record.interval
+                    ),
+                );
+            }
+        }
         let FaceSelection::List(faces) = &self.record.faces else { return Ok(()) };
         let mut seen = BTreeSet::new();
         for (i, f) in faces.iter().enumerate() {
@@ -293,15 +351,13 @@ fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
             s.validate().map_err(|e| e.under(&join(key, k)))?;
         }
     }
-    if l.underlay_queue == 0 {
-        return fail(join(key, "underlay_queue"), "must be >= 1 packet");
-    }
-    Ok(())
+    check::count(&join(key, "underlay_queue"), l.underlay_queue as u64, 1, MAX_QUEUE_PACKETS)?;
+    check::time(&join(key, "delay"), l.delay.get(), true)
 }
 
 fn check_producer(key: &str, p: &ProducerSpec) -> Check {
-    if p.payload.0 == 0 {
-        return fail(join(key, "payload"), "must be > 0 bytes");
-    }
-    Ok(())
+    check::packet_bytes(&join(key, "payload"), p.payload.0, 1)?;
+    check::packet_bytes(&join(key, "overhead"), p.overhead.0, 0)?;
+    check::time(&join(key, "freshness"), p.freshness.get(), true)?;
+    check::time(&join(key, "processing_delay"), p.processing_delay.get(), true)
 }

@@ -78,6 +78,7 @@ pub struct WorldBuilder {
     face_selection: FaceSelection,
     /// (prefix, payload) of every producer added, for consumers' goodput accounting.
     producers: Vec<(String, u32)>,
+    stall_limit: u64,
 }
 
 impl WorldBuilder {
@@ -94,6 +95,7 @@ impl WorldBuilder {
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
             producers: Vec::new(),
+            stall_limit: super::STALL_LIMIT,
         }
     }
 
@@ -103,6 +105,13 @@ impl WorldBuilder {
         self.sample_interval = interval.filter(|i| *i > SimDuration::ZERO);
         self.recorder.events = events;
         self.face_selection = faces;
+        self
+    }
+
+    /// Declare the run stalled after this many events at one instant, or packets within one
+    /// event (default `STALL_LIMIT`).
+    pub fn stall_limit(&mut self, n: u64) -> &mut Self {
+        self.stall_limit = n.max(1);
         self
     }
 
@@ -441,6 +450,9 @@ impl WorldBuilder {
             app_out: Vec::new(),
             actions: Vec::new(),
             tap_observer: None,
+            last_actor: super::Actor::None,
+            stalled: None,
+            stall_limit: self.stall_limit,
             dropped: Vec::new(),
             expired: Vec::new(),
             started: false,

@@ -89,6 +89,14 @@ pub struct McastRoute {
     pub downstream: Vec<FaceId>,
 }
 
+/// The component that acted last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Actor {
+    None,
+    Node(NodeId),
+    App(AppId),
+}
+
 /// Something the node's forwarding must still do in the current event, in order.
 #[derive(Clone, Copy, Debug)]
 enum Work {
@@ -204,17 +212,38 @@ pub struct World {
     actions: Vec<NodeAction>,
     /// Observer of every packet event (traces, tests); `None` costs one branch per event.
     tap_observer: Option<Box<dyn crate::tap::PacketTap>>,
+    /// The component that acted last (named when the run stalls).
+    last_actor: Actor,
+    /// Set when one event handled too many packets: the run stops with this message.
+    stalled: Option<String>,
+    /// Events at one instant, or packets within one event, before the run is stalled.
+    stall_limit: u64,
     dropped: Vec<Packet>,
     expired: Vec<(crate::packet::Name, crate::forwarder::PitEntry)>,
     started: bool,
 }
 
 /// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunEnd {
     Finished,
+    /// The progress callback asked to stop.
     Interrupted,
+    /// Simulated time stopped advancing: too many events or packets at one instant (a zero-delay
+    /// loop). The message says when and what was involved.
+    Stalled(String),
+    /// An engine invariant broke (an event scheduled in the past): a bug, with what happened.
+    Broken(String),
 }
+
+/// The most events, or packets handled within one event, that may happen at one simulated
+/// instant before the run is declared stalled. A busy real scenario has a few thousand at one
+/// instant (a burst of Interests released together; a window is at most a million); five
+/// million means time has stopped.
+pub const STALL_LIMIT: u64 = 5_000_000;
+/// The progress callback also runs every this many events, so a run can be stopped (Ctrl-C,
+/// timeouts) even while simulated time does not advance.
+pub const LIVENESS_EVENTS: u64 = 1 << 16;
 
 impl World {
     pub fn now(&self) -> SimTime {
@@ -228,6 +257,10 @@ impl World {
     }
     pub fn app_by_name(&self, name: &str) -> Option<AppId> {
         self.apps.iter().find(|a| a.name == name).map(|a| a.id)
+    }
+    /// Declare the run stalled after `n` events at one instant, or packets within one event.
+    pub fn set_stall_limit(&mut self, n: u64) {
+        self.stall_limit = n.max(1);
     }
     /// Watch every packet event from now on (see `tap.rs`).
     pub fn set_tap(&mut self, tap: Box<dyn crate::tap::PacketTap>) {
@@ -264,17 +297,18 @@ impl World {
         }
     }
 
-    /// Run until the end time, calling `progress(now)` about every `progress_every`; it returns
-    /// false to interrupt.
+    /// Run until the end time, calling `progress(now)` about every `progress_every` of
+    /// simulated time and every `LIVENESS_EVENTS` events; it returns false to interrupt.
     pub fn run(&mut self, progress_every: SimDuration, progress: &mut dyn FnMut(SimTime) -> bool) -> RunEnd {
         self.initialise();
         let step = if progress_every == SimDuration::ZERO { SimDuration::MAX } else { progress_every };
         let mut next_progress = SimTime::ZERO + step;
+        let (mut instant, mut at_instant) = (SimTime::ZERO, 0u64);
         while let Some(t) = self.queue.peek_time() {
             if t > self.end {
                 break;
             }
-            if t >= next_progress {
+            if t >= next_progress || self.counters.events % LIVENESS_EVENTS == LIVENESS_EVENTS - 1 {
                 if !progress(t) {
                     return RunEnd::Interrupted;
                 }
@@ -282,12 +316,45 @@ impl World {
                     next_progress += step;
                 }
             }
-            let (_, ev) = self.queue.pop().expect("peeked");
+            if t == instant {
+                at_instant += 1;
+                if at_instant > self.stall_limit {
+                    return RunEnd::Stalled(self.stall_report(t, "events"));
+                }
+            } else {
+                (instant, at_instant) = (t, 0);
+            }
+            let Some((_, ev)) = self.queue.pop() else { break };
             self.counters.events += 1;
             self.handle(ev);
+            if let Some(why) = self.stalled.take() {
+                return RunEnd::Stalled(why);
+            }
+            if let Some((at, when)) = self.queue.past_event() {
+                return RunEnd::Broken(format!("an event was scheduled at {at}, in the past of {when}"));
+            }
         }
         progress(self.end);
         RunEnd::Finished
+    }
+
+    /// What to tell the user when simulated time stops at `t`.
+    fn stall_report(&self, t: SimTime, what: &str) -> String {
+        let actor = match self.last_actor {
+            Actor::Node(n) => format!("the last packet was handled by node {}", self.nodes[n.idx()].name),
+            Actor::App(a) => {
+                let slot = &self.apps[a.idx()];
+                format!("the last was app {} on node {}", slot.name, self.nodes[slot.node.idx()].name)
+            }
+            Actor::None => "no component was active".to_string(),
+        };
+        format!(
+            "simulated time stopped at {:.6} s: over {} {what} at that instant ({actor}); a \
+             zero-delay loop, such as a consumer whose Interests are answered or refused at once on its \
+             own node and resent at once",
+            t.as_secs_f64(),
+            self.stall_limit
+        )
     }
 
     fn handle(&mut self, ev: Event) {
@@ -326,6 +393,7 @@ impl World {
     /// packets are processed by `drain_work` after the current event, never recursively.
     fn call_app(&mut self, app: AppId, f: impl FnOnce(&mut dyn Application, &mut AppCtx)) {
         let now = self.now();
+        self.last_actor = Actor::App(app);
         let mut out = std::mem::take(&mut self.app_out);
         let requested = {
             let slot = &mut self.apps[app.idx()];
@@ -431,7 +499,14 @@ impl World {
     }
 
     fn drain_work(&mut self) {
+        let mut done = 0u64;
         while let Some(w) = self.work.pop_front() {
+            done += 1;
+            if done > self.stall_limit {
+                self.work.clear();
+                self.stalled = Some(self.stall_report(self.now(), "packets handled in one event"));
+                return;
+            }
             match w {
                 Work::Receive(face, p) => self.receive(face, p),
                 Work::Send(face, p) => self.send_on_face(face, p),
@@ -444,6 +519,7 @@ impl World {
     /// components): the handler of its protocol takes it.
     fn receive(&mut self, in_face: FaceId, mut packet: Packet) {
         let node = self.faces[in_face.idx()].node;
+        self.last_actor = Actor::Node(node);
         packet.hops = packet.hops.saturating_add(1);
         match packet.header {
             Header::Ndn(_) => self.ndn_receive(node, in_face, packet),

@@ -5,6 +5,7 @@ use super::{record_metrics, Arrival, ConsumerCore, ConsumerParams, Reactions};
 use crate::app::{AppCtx, Application, Conservation};
 use crate::cc::{HoleAction, HoleEvent, WindowControl};
 use crate::packet::{NdnKind, Packet};
+use crate::plugin::check;
 use crate::recorder::{Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -25,7 +26,9 @@ impl WindowConsumer {
     /// Send as much as the window allows.
     fn pump(&mut self, ctx: &mut AppCtx) {
         while self.core.sending {
-            let allowed = (self.ctl.window().floor() as usize).max(1);
+            // A window that grows without a congestion signal is capped where memory still holds
+            // the Interests in flight.
+            let allowed = self.ctl.window().clamp(1.0, check::MAX_WINDOW) as usize;
             if self.core.inflight.len() >= allowed {
                 break;
             }

@@ -1,0 +1,149 @@
+//! Inputs that once hung, crashed or ran with silently wrong values: each is now rejected with a
+//! message naming its key, or runs to completion, or stops with a "stalled" error that names
+//! what was involved.
+
+use ndncc_core::api::{run, Error, RunOptions};
+use ndncc_core::scenario::{load_str, ScenarioError};
+
+/// A consumer C – R – P producer line with the pieces under test put in.
+fn scenario(c_node: &str, extra_c: &str, extra: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "2s"
+
+[defaults.link]
+bandwidth = "10Mbps"
+delay = "5ms"
+
+[nodes]
+C = {{}}
+R = {{}}
+P = {{}}
+
+[links.C-R]
+[links.R-P]
+
+[apps.P]
+type = "producer"
+node = "P"
+prefix = "/p"
+
+[apps.C]
+type = "consumer"
+node = "{c_node}"
+prefix = "/p"
+window = {{ type = "aimd" }}
+{extra_c}
+
+{extra}
+"#
+    )
+}
+
+fn load_err(text: &str) -> ScenarioError {
+    match load_str(text, "x.toml", &[]) {
+        Ok(_) => panic!("expected a validation error for:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+fn rejected(text: &str, key: &str) -> ScenarioError {
+    let e = load_err(text);
+    assert_eq!(e.key.as_deref(), Some(key), "{e}");
+    assert!(e.line.is_some(), "{e}");
+    e
+}
+
+#[test]
+fn a_consumer_answered_in_zero_time_on_its_producers_node_is_rejected() {
+    let e = rejected(&scenario("P", "", ""), "apps.C.node");
+    assert!(e.message.contains("processing_delay"), "{e}");
+    // With a processing delay, time advances with every Data and the run completes.
+    let text = scenario("P", "", "")
+        .replace("prefix = \"/p\"\n\n[apps.C]", "prefix = \"/p\"\nprocessing_delay = \"1ms\"\n\n[apps.C]")
+        .replace("window = { type = \"aimd\" }", "window = { type = \"fixed\", window = 10 }");
+    let sc = load_str(&text, "x.toml", &[]).unwrap();
+    let out = run(&sc, &RunOptions::default(), &mut |_| true).unwrap();
+    let data = out.summary.iter().find(|r| r.entity == "C" && r.metric == "data_received").unwrap().value;
+    // 10 Interests in flight, each answered after 1 ms: 10 per ms for 2 s.
+    assert!((19_000.0..=20_000.0).contains(&data), "{data}");
+}
+
+#[test]
+fn static_routing_without_a_route_on_the_consumers_node_is_rejected() {
+    let text =
+        scenario("C", "", "[routing]\nmode = \"static\"\n\n[[routes]]\nnode = \"R\"\nprefix = \"/p\"\nnexthop = \"P\"");
+    let e = rejected(&text, "apps.C.prefix");
+    assert!(e.message.contains("static"), "{e}");
+}
+
+#[test]
+fn a_consumer_whose_own_node_refuses_and_it_resends_at_once_stops_as_stalled() {
+    // A window of 50 against an Interest limit of 2 on the consumer's own node: the other 48
+    // are NACKed at once, the consumer (which does not slow down on NACKs) resends them at once.
+    let text = scenario("C", "", "[nodes.C]\nmodules = [{ type = \"interest-limit\", limit = 2 }]")
+        .replace("[nodes]\nC = {}\n", "[nodes]\n")
+        .replace("window = { type = \"aimd\" }", "window = { type = \"fixed\", window = 50 }");
+    let sc = load_str(&text, "x.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let opts = RunOptions { stall_limit: Some(100_000), ..RunOptions::default() };
+    match run(&sc, &opts, &mut |_| true) {
+        Err(Error::Stalled(m)) => {
+            assert!(m.contains("simulated time stopped at 0.000000 s"), "{m}");
+            assert!(m.contains("node C"), "{m}");
+        }
+        other => panic!("expected a stall, got {:?}", other.map(|o| o.stats)),
+    }
+}
+
+#[test]
+fn huge_or_non_finite_values_are_rejected_with_their_key() {
+    let cases = [
+        ("lifetime = \"1e11s\"", "apps.C.lifetime"),
+        ("rtt = { max_backoff = 4294967295 }", "apps.C.rtt.max_backoff"),
+        ("rtt = { k = nan }", "apps.C.rtt.k"),
+        ("rtt = { k = inf }", "apps.C.rtt.k"),
+        ("interest_size = \"4294967296B\"", "apps.C.interest_size"),
+        ("segments = 100000000000000", "apps.C.segments"),
+        ("interest_bucket = 1000000000", "apps.C.interest_bucket"),
+    ];
+    for (line, key) in cases {
+        let e = rejected(&scenario("C", line, ""), key);
+        assert!(!e.message.is_empty());
+    }
+    let big_window =
+        scenario("C", "", "").replace("window = { type = \"aimd\" }", "window = { type = \"fixed\", window = 1e9 }");
+    rejected(&big_window, "apps.C.window.window");
+    let tiny_rate =
+        scenario("C", "", "").replace("window = { type = \"aimd\" }", "rate = { type = \"constant\", rate = 1e-300 }");
+    rejected(&tiny_rate, "apps.C.rate.rate");
+    let big_payload = scenario("C", "", "")
+        .replace("prefix = \"/p\"\n\n[apps.C]", "prefix = \"/p\"\npayload = \"4294967296B\"\n\n[apps.C]");
+    rejected(&big_payload, "apps.P.payload");
+    let cs = scenario("C", "", "").replace("R = {}", "R = { content_store = { capacity = 1000000000 } }");
+    rejected(&cs, "nodes.R.content_store.capacity");
+}
+
+#[test]
+fn times_beyond_the_clock_are_parse_errors_not_silent_caps() {
+    let text = scenario("C", "", "").replace("duration = \"2s\"", "duration = \"1e30s\"");
+    let e = load_err(&text);
+    assert_eq!(e.key.as_deref(), Some("simulation.duration"), "{e}");
+    assert!(e.message.contains("too long"), "{e}");
+    let rto = scenario("C", "rtt = { max_rto = \"1e30s\" }", "");
+    assert!(load_err(&rto).message.contains("too long"));
+}
+
+#[test]
+fn unknown_keys_inside_a_strategy_are_rejected() {
+    let text = scenario("C", "", "").replace("R = {}", "R = { strategy = { type = \"best-route\", bogus = 1 } }");
+    let e = load_err(&text);
+    assert!(e.message.contains("bogus"), "{e}");
+}
+
+#[test]
+fn a_link_with_three_endpoints_is_rejected() {
+    let text = scenario("C", "", "").replace("[links.C-R]", "[links.C-R]\nendpoints = [\"C\", \"R\", \"Nowhere\"]");
+    let e = load_err(&text);
+    assert!(e.key.as_deref().is_some_and(|k| k.starts_with("links.C-R")), "{e}");
+}
