@@ -97,12 +97,20 @@ def run(
     ] = None,
     seed: Annotated[Optional[int], typer.Option(min=0, help="Seed instead of the scenario's.")] = None,
     set_: SetOption = None,
+    figures: Annotated[
+        bool,
+        typer.Option(
+            "--figures/--no-figures",
+            help="Draw the figures too (slower than the run itself for short runs; `ndncc plot DIR` "
+            "draws them later).",
+        ),
+    ] = False,
 ) -> None:
-    """Run a scenario and write its output folder."""
+    """Run a scenario and write its output folder (data, summary and report)."""
     sc = load(scenario, set_ or [])
     result = run_with_progress(sc, seed)
     folder = out or Path("runs") / sc.name
-    result.save(folder)
+    result.save(folder, figures=figures)
     s = result.stats
     typer.echo(
         f"{sc.name}: seed {result.seed}, {s.sim_seconds:g} s simulated in {s.wall_seconds:.2f} s, "

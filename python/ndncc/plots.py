@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 import polars as pl
-from matplotlib.figure import Figure
 
 from . import output
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Legends beyond this many lines would hide the plot; the lines are still drawn.
 MAX_LEGEND = 12
@@ -84,8 +86,10 @@ FIGURES = (
 )
 
 
-def line_figure(frame: pl.DataFrame, title: str, ylabel: str) -> Figure:
+def line_figure(frame: pl.DataFrame, title: str, ylabel: str) -> "Figure":
     """One line per entity of a long table, time on the x axis."""
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     entities = sorted(frame["entity"].unique())

@@ -73,6 +73,8 @@ def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str
         parts += ["## Figures", ""]
         for file, caption in figures:
             parts += [f"### {caption}", "", f"![{caption}]({file})", ""]
+    else:
+        parts += ["Figures were not drawn: `ndncc plot <this folder>` draws them.", ""]
     parts += [
         "## Files",
         "",
@@ -85,11 +87,12 @@ def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str
     return "\n".join(parts)
 
 
-def render_run(run: output.RunFolder) -> list[tuple[str, str]]:
-    """Draw a run's figures and write its ``report.md``; return the figures written."""
-    figures = plots.write_figures(run)
-    output.write_text(run.path / output.REPORT, run_report(run, figures))
-    return figures
+def render_run(run: output.RunFolder, figures: bool = True) -> list[tuple[str, str]]:
+    """Draw a run's figures (unless ``figures`` is false) and write its ``report.md``; return
+    the figures written."""
+    drawn = plots.write_figures(run) if figures else []
+    output.write_text(run.path / output.REPORT, run_report(run, drawn))
+    return drawn
 
 
 def headline_table(rows: Sequence[Row], metrics: Sequence[str], flows: Sequence[str] = ()) -> Optional[str]:

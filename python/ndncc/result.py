@@ -95,11 +95,13 @@ class Result:
         out_dir: Union[str, Path],
         variant: Optional[str] = None,
         paper: Optional[output.PaperValues] = None,
+        figures: bool = True,
     ) -> list[dict]:
         """Write the output folder (data first, then figures and ``report.md``).
 
         ``variant`` labels the rows of ``summary.json`` (default: the scenario's name); ``paper``
-        maps ``(flow, metric)`` to the seed paper's figure. Returns the rows written.
+        maps ``(flow, metric)`` to the seed paper's figure; ``figures=False`` leaves the figures
+        out (``ndncc plot DIR`` draws them later). Returns the rows written.
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -109,7 +111,7 @@ class Result:
         output.write_parquet(out / output.FACES, self._faces)
         output.write_summary(out / output.SUMMARY, rows)
         output.write_json(out / output.MANIFEST, manifest)
-        render_run(output.RunFolder(out, manifest, rows, self._series, self._faces))
+        render_run(output.RunFolder(out, manifest, rows, self._series, self._faces), figures=figures)
         return rows
 
     def __repr__(self) -> str:
@@ -117,3 +119,39 @@ class Result:
             f"Result(scenario={self.scenario.name!r}, seed={self.seed}, "
             f"events={self.stats.events}, packet_hops={self.stats.packet_hops})"
         )
+
+
+class SavedRun:
+    """A run read back from its output folder (see :func:`open_run`): the same ``summary``,
+    :meth:`series` and :meth:`faces` as a :class:`Result`, and the ``manifest``."""
+
+    def __init__(self, path: Union[str, Path]):
+        run = output.read_run(Path(path))
+        self.path = run.path
+        self.manifest: dict = run.manifest
+        self.seed: int = run.manifest.get("seed", 0)
+        stats = {k: run.manifest.get(k, 0) for k in ("sim_seconds", "wall_seconds", "events", "packet_hops")}
+        self.stats = RunStats(**stats)
+        rows = [
+            {"entity": r["flow"], "kind": None, "metric": r["metric"], "value": r["value"], "unit": r["unit"]}
+            for r in run.summary
+        ]
+        self.summary: pl.DataFrame = pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+        self._series = run.series
+        self._faces = run.faces
+
+    def series(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
+        """Per-app time series in long format: ``t`` [s], ``entity``, ``metric``, ``value``."""
+        return select(self._series, metric, entity)
+
+    def faces(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
+        """Per-face time series in the same long format."""
+        return select(self._faces, metric, entity)
+
+    def __repr__(self) -> str:
+        return f"SavedRun({str(self.path)!r}, seed={self.seed}, packet_hops={self.stats.packet_hops})"
+
+
+def open_run(path: Union[str, Path]) -> SavedRun:
+    """Read a run folder written by :meth:`Result.save` (or ``ndncc run``)."""
+    return SavedRun(path)

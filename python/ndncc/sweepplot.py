@@ -7,13 +7,15 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 import polars as pl
-from matplotlib.figure import Figure
 
 from . import output, plots, sweepstore
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 from .report import fmt, table
 from .sweep import read, select_metrics
 
@@ -84,9 +86,11 @@ def guide_curve(xs: np.ndarray, ys: np.ndarray, exponent: float) -> Optional[tup
 
 def metric_figure(
     rows: pl.DataFrame, x: Optional[XAxis], others: Sequence[str], seeds: int, guide: Optional[float] = None
-) -> Figure:
+) -> "Figure":
     """One metric's figure from aggregate rows (``mean``, ``ci95`` per grid point and entity)."""
     metric, unit = rows["metric"][0], rows["unit"][0]
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     several_entities = rows["entity"].n_unique() > 1

@@ -29,6 +29,7 @@ def test_run_writes_the_output_folder(capsys, scenario_file, tmp_path):
         4,
         "--set",
         'simulation.duration="2s"',
+        "--figures",
     )
     assert code == 0, err
     assert f"-> {tmp_path / 'r'}" in out
@@ -97,8 +98,9 @@ def test_validate_prints_one_ok_line_with_counts(capsys, scenario_file):
 
 def test_plot_redraws_figures_and_report(capsys, scenario_file, tmp_path):
     ndncc(capsys, "run", scenario_file, "--out", tmp_path)
-    for name in ("report.md", "window.png"):
-        (tmp_path / name).unlink()
+    # Without --figures the run writes data and report only; plot draws the figures.
+    assert not (tmp_path / "window.png").exists()
+    (tmp_path / "report.md").unlink()
     code, out, _ = ndncc(capsys, "plot", tmp_path)
     assert code == 0
     assert (tmp_path / "report.md").is_file() and (tmp_path / "window.png").is_file()

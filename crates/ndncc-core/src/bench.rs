@@ -17,9 +17,16 @@ use crate::world::{LinkParams, World, WorldBuilder};
 pub const PAYLOAD: u64 = 1024;
 pub const OVERHEAD: u64 = 64;
 
-/// Names of the standard scenarios.
+/// Names of the standard scenarios (`ndncc-bench` with no names runs these).
 pub fn standard_names() -> Vec<String> {
-    vec!["dumbbell-1".into(), "dumbbell-20".into()]
+    vec!["dumbbell-1".into(), "dumbbell-20".into(), "dumbbell-1000".into()]
+}
+
+/// Every scenario `standard_for` knows, the heavy ones included (`ndncc-bench --all`).
+pub fn all_names() -> Vec<String> {
+    let mut v = standard_names();
+    v.extend(["dumbbell-10000", "gbps-1", "gbps-10", "tree-1111", "grid-32"].map(String::from));
+    v
 }
 
 fn droptail(packets: usize) -> QueueConfig {
@@ -66,11 +73,119 @@ pub fn standard(name: &str) -> Option<World> {
 pub fn standard_for(name: &str, d: SimDuration) -> Option<World> {
     match name {
         "dumbbell-1" => Some(dumbbell(1, 250.0, d, 1)),
+        "gbps-1" => Some(fast_flow(1_000_000_000, d)),
+        "gbps-10" => Some(fast_flow(10_000_000_000, d)),
+        "tree-1111" => from_scenario(&tree_text(10, 3, d)),
+        "grid-32" => from_scenario(&grid_text(32, d)),
         _ => {
             let n: usize = name.strip_prefix("dumbbell-")?.parse().ok()?;
             (n > 0).then(|| dumbbell(n, (300.0 / n as f64).max(2.0), d, 1))
         }
     }
+}
+
+/// One flow over a `bps` bottleneck (access links 10x faster, same delays as the dumbbell), its
+/// fixed window the bandwidth-delay product plus a tenth.
+pub fn fast_flow(bps: u64, duration: SimDuration) -> World {
+    let mut b = WorldBuilder::new(1, duration);
+    b.record(Some(SimDuration::from_millis(100)), false, FaceSelection::All);
+    let (c, r1, r2, p) = (b.add_node("C1"), b.add_node("R1"), b.add_node("R2"), b.add_node("P1"));
+    let access = LinkParams::new(bps.saturating_mul(10), SimDuration::from_millis(5)).with_queue(droptail(1000));
+    let bottleneck = LinkParams::new(bps, SimDuration::from_millis(10)).with_queue(droptail(1000));
+    b.add_link("C1-R1", c, r1, access.clone(), access.clone()).expect("valid link");
+    b.add_link("R1-R2", r1, r2, bottleneck.clone(), bottleneck).expect("valid link");
+    b.add_link("R2-P1", r2, p, access.clone(), access).expect("valid link");
+    for (from, to) in [(c, r1), (r1, r2), (r2, p)] {
+        let f = b.face_between(from, to).expect("linked");
+        b.add_route(from, "/p1", f, 1);
+    }
+    let producer =
+        ProducerSpec { payload: Bytes(PAYLOAD), overhead: Bytes(OVERHEAD), ..ProducerSpec::new("P1", "/p1") };
+    b.add_producer("P1", &producer).expect("a node of the world");
+    // 40 ms round trip: bps × 0.04 / (8 × 1,088 B) Data in flight.
+    let bdp = bps as f64 * 0.04 / (8.0 * (PAYLOAD + OVERHEAD) as f64);
+    let consumer = ConsumerSpec::with_window("C1", "/p1", WindowConfig::Fixed(FixedWindowConfig { window: bdp * 1.1 }));
+    b.add_consumer("C1", &consumer).expect("a node of the world");
+    b.build()
+}
+
+/// A scenario file's text built into a world, as `ndncc run` would.
+fn from_scenario(text: &str) -> Option<World> {
+    let sc = crate::scenario::load_str(text, "bench.toml", &[]).ok()?;
+    crate::instantiate::build_world(&sc, 1).ok()
+}
+
+/// The recording and traffic every generated scenario shares.
+fn scenario_head(duration: SimDuration) -> String {
+    format!(
+        "[simulation]\nduration = \"{}ms\"\n\n[defaults.link]\nbandwidth = \"100Mbps\"\ndelay = \"2ms\"\n\
+         queue = {{ type = \"droptail\", packets = 100 }}\n\n[record]\ninterval = \"100ms\"\nevents = false\n",
+        duration.nanos() / 1_000_000
+    )
+}
+
+/// A tree of fan-out `k` and depth `d` (1 + k + … + k^d nodes): one producer at the root,
+/// a consumer with a fixed window of 4 on every leaf, each fetching its own name.
+pub fn tree_text(k: usize, depth: u32, duration: SimDuration) -> String {
+    let mut s = scenario_head(duration);
+    s.push_str("\n[nodes]\nT = {}\n");
+    let mut level = vec!["T".to_string()];
+    let mut links = String::new();
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for parent in &level {
+            for i in 0..k {
+                let child = format!("{parent}_{i}");
+                s.push_str(&format!("{child} = {{}}\n"));
+                links.push_str(&format!("\n[links.l{}]\nendpoints = [\"{parent}\", \"{child}\"]\n", links.len()));
+                next.push(child);
+            }
+        }
+        level = next;
+    }
+    s.push_str(&links);
+    s.push_str("\n[apps.P]\ntype = \"producer\"\nnode = \"T\"\nprefix = \"/p\"\n");
+    for (i, leaf) in level.iter().enumerate() {
+        s.push_str(&format!(
+            "\n[apps.c{i}]\ntype = \"consumer\"\nnode = \"{leaf}\"\nprefix = \"/p/c{i}\"\nwindow = {{ type = \"fixed\", window = 4 }}\n"
+        ));
+    }
+    s
+}
+
+/// An n × n grid: the producer in a corner, a consumer with a fixed window of 4 on every other
+/// node but the producer's, each fetching its own name.
+pub fn grid_text(n: usize, duration: SimDuration) -> String {
+    let mut s = scenario_head(duration);
+    s.push_str("\n[nodes]\n");
+    for y in 0..n {
+        for x in 0..n {
+            s.push_str(&format!("g{x}_{y} = {{}}\n"));
+        }
+    }
+    for y in 0..n {
+        for x in 0..n {
+            if x + 1 < n {
+                s.push_str(&format!("\n[links.h{x}_{y}]\nendpoints = [\"g{x}_{y}\", \"g{}_{y}\"]\n", x + 1));
+            }
+            if y + 1 < n {
+                s.push_str(&format!("\n[links.v{x}_{y}]\nendpoints = [\"g{x}_{y}\", \"g{x}_{}\"]\n", y + 1));
+            }
+        }
+    }
+    s.push_str("\n[apps.P]\ntype = \"producer\"\nnode = \"g0_0\"\nprefix = \"/p\"\n");
+    let mut i = 0;
+    for y in 0..n {
+        for x in 0..n {
+            if (x, y) != (0, 0) && i < 1008 {
+                s.push_str(&format!(
+                    "\n[apps.c{i}]\ntype = \"consumer\"\nnode = \"g{x}_{y}\"\nprefix = \"/p/c{i}\"\nwindow = {{ type = \"fixed\", window = 4 }}\n"
+                ));
+                i += 1;
+            }
+        }
+    }
+    s
 }
 
 /// Peak resident set size of this process [MiB], from /proc (0 where unavailable).

@@ -51,12 +51,28 @@ impl<E> EventQueue<E> {
     /// runs now, and `past_event` reports it so the run can stop with an error.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: E) {
+        let seq = self.take_seq();
+        self.schedule_keyed(time, seq, event);
+    }
+
+    /// A place in the order of events at one instant, taken now: an event scheduled later with
+    /// `schedule_keyed(time, seq, …)` runs exactly where one scheduled now at `time` would.
+    /// This lets a component keep its own time-ordered FIFO of pending items (packets in flight
+    /// on a link) and put only its head in the queue.
+    #[inline]
+    pub fn take_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedule `event` at `time` with an order key from `take_seq`.
+    #[inline]
+    pub fn schedule_keyed(&mut self, time: SimTime, seq: u64, event: E) {
         if time < self.now && self.past.is_none() {
             self.past = Some((time, self.now));
         }
         let time = time.max(self.now);
-        self.heap.push(Entry { time, seq: self.next_seq, event });
-        self.next_seq += 1;
+        self.heap.push(Entry { time, seq, event });
     }
 
     /// The first event scheduled in the past, as (its time, when it was scheduled), if any.
@@ -107,6 +123,17 @@ mod tests {
         assert_eq!(order, vec!["a", "b", "c", "d"]);
         assert_eq!(q.now(), SimTime(30));
         assert_eq!(q.processed(), 4);
+    }
+
+    #[test]
+    fn a_keyed_event_runs_where_it_would_have_if_scheduled_when_its_key_was_taken() {
+        let mut q = EventQueue::default();
+        let k = q.take_seq(); // reserved first
+        q.schedule(SimTime(10), "b");
+        q.schedule_keyed(SimTime(10), k, "a");
+        q.schedule(SimTime(5), "first");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!["first", "a", "b"]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
 use crate::linkservice::LinkServiceSlot;
 use crate::loss::LossModel;
+use crate::packet::Packet;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
 use crate::rng::SimRng;
@@ -84,6 +85,8 @@ pub struct Egress {
     /// A `TxDone` event is pending.
     pub tx_wake_pending: bool,
     pub underlay: Option<Underlay>,
+    /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
+    pub in_flight: VecDeque<(SimTime, u64, Packet)>,
 }
 
 impl Egress {

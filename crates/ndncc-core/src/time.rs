@@ -81,10 +81,18 @@ impl SimDuration {
         SimDuration(self.0.saturating_mul(k))
     }
     /// Time to serialise `bytes` onto a link of `bits_per_sec`, rounded up to whole ns.
+    #[inline]
     pub fn transmission(bytes: u64, bits_per_sec: u64) -> SimDuration {
         debug_assert!(bits_per_sec > 0);
-        let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
-        SimDuration(u64::try_from(bits.div_ceil(bits_per_sec.max(1) as u128)).unwrap_or(u64::MAX))
+        let bps = bits_per_sec.max(1);
+        // 64-bit arithmetic while bytes · 8 · 10⁹ fits (every packet up to 2.3 GB), 128 beyond.
+        match bytes.checked_mul(8 * NANOS_PER_SEC) {
+            Some(bits) => SimDuration(bits.div_ceil(bps)),
+            None => {
+                let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
+                SimDuration(u64::try_from(bits.div_ceil(bps as u128)).unwrap_or(u64::MAX))
+            }
+        }
     }
 }
 

@@ -11,6 +11,8 @@ from typing import Callable, Iterable, Optional, Sequence
 import polars as pl
 
 from .. import Result, load
+from ..executors import default_workers
+from ..result import SavedRun, open_run
 from . import Progress
 
 #: The repository's scenario folder (reproductions run the shipped files).
@@ -40,37 +42,57 @@ def row(
     return {"variant": variant, "flow": flow, "metric": metric, "value": value, "paper": paper, "unit": unit}
 
 
+def _run_one(task: tuple) -> list[dict]:
+    """Run one variant into its folder and return its rows (in a worker process)."""
+    folder, v, quick, extra = task
+    sc = load(SCENARIOS / v.scenario, [*v.overrides, *quick])
+    res = sc.run()
+    derived = extra(res, v) if extra else []
+    derived_keys = {(r["flow"], r["metric"]) for r in derived}
+    paper_for_summary = {k: p for k, p in v.paper.items() if k not in derived_keys}
+    present = {(e, m) for e, m in res.summary.select("entity", "metric").iter_rows()}
+    missing = {k: p for k, p in paper_for_summary.items() if k not in present}
+    rows = res.save(
+        Path(folder) / v.name,
+        variant=v.name,
+        paper={k: p for k, p in paper_for_summary.items() if k in present},
+    )
+    for r in derived:
+        r["paper"] = v.paper.get((r["flow"], r["metric"]), r.get("paper"))
+    rows += derived
+    # A figure the seed gives but this run could not produce (e.g. an unfinished download)
+    # still appears, with no value, so the comparison table shows the gap.
+    rows += [row(v.name, f, m, None, "", p) for (f, m), p in sorted(missing.items())]
+    return rows
+
+
 def run_variants(
     folder: Path,
     variants: Sequence[Variant],
     progress: Progress,
     quick_overrides: Iterable[str] = (),
     extra: Optional[Extra] = None,
-) -> tuple[list[dict], dict[str, Result]]:
-    """Run every variant into ``folder/<variant>``; return all rows and the results by name."""
-    rows: list[dict] = []
-    results: dict[str, Result] = {}
+) -> tuple[list[dict], dict[str, SavedRun]]:
+    """Run every variant into ``folder/<variant>`` on the local process pool (one run per core);
+    return all rows, in the order of ``variants``, and each run read back from its folder.
+
+    ``extra`` must be a module-level function (it runs in the worker processes)."""
+    from ..executors import ExecutionError, LocalPool
+
     quick = tuple(quick_overrides)
-    for v in variants:
-        sc = load(SCENARIOS / v.scenario, [*v.overrides, *quick])
-        res = sc.run(progress=lambda t, name=v.name, total=sc.duration: progress(name, t, total))
-        derived = extra(res, v) if extra else []
-        derived_keys = {(r["flow"], r["metric"]) for r in derived}
-        paper_for_summary = {k: p for k, p in v.paper.items() if k not in derived_keys}
-        present = {(e, m) for e, m in res.summary.select("entity", "metric").iter_rows()}
-        missing = {k: p for k, p in paper_for_summary.items() if k not in present}
-        rows += res.save(
-            folder / v.name,
-            variant=v.name,
-            paper={k: p for k, p in paper_for_summary.items() if k in present},
-        )
-        for r in derived:
-            r["paper"] = v.paper.get((r["flow"], r["metric"]), r.get("paper"))
-        rows += derived
-        # A figure the seed gives but this run could not produce (e.g. an unfinished download)
-        # still appears, with no value, so the comparison table shows the gap.
-        rows += [row(v.name, f, m, None, "", p) for (f, m), p in sorted(missing.items())]
-        results[v.name] = res
+    tasks = [(str(folder), v, quick, extra) for v in variants]
+    by_name: dict[str, list[dict]] = {}
+    pool = LocalPool(min(len(tasks), default_workers()) or 1)
+    try:
+        for (_, v, _, _), outcome in pool.results(_run_one, tasks):
+            if isinstance(outcome, ExecutionError):
+                raise RuntimeError(f"variant {v.name}: {outcome}")
+            by_name[v.name] = outcome
+            progress(v.name, 1.0, 1.0)
+    finally:
+        pool.close()
+    rows = [r for v in variants for r in by_name[v.name]]
+    results = {v.name: open_run(folder / v.name) for v in variants}
     return rows, results
 
 

@@ -1,5 +1,7 @@
-//! `ndncc-bench [--duration SECONDS] [NAME…]`: run the standard scenarios and print one JSON line
-//! each with the simulated packet-hops per wall-clock second. A longer duration shows that peak
+//! `ndncc-bench [--duration SECONDS] [--all | NAME…]`: run the standard scenarios (or all, or the
+//! ones named) and print one JSON line each with the simulated packet-hops per wall-clock second,
+//! the nanoseconds per hop, the set-up time and the peak memory. Run one scenario per process
+//! to read its own peak memory. A longer duration shows that peak
 //! memory follows the traffic in flight, not the length of the run.
 
 use std::time::Instant;
@@ -19,23 +21,35 @@ fn main() {
         duration = SimDuration::from_secs_f64(secs);
         args.drain(i..i + 2);
     }
-    let names = if args.is_empty() { bench::standard_names() } else { args };
+    let all = args.iter().any(|a| a == "--all");
+    args.retain(|a| a != "--all");
+    let names = if all {
+        bench::all_names()
+    } else if args.is_empty() {
+        bench::standard_names()
+    } else {
+        args
+    };
     for name in names {
+        let t_setup = Instant::now();
         let Some(mut world) = bench::standard_for(&name, duration) else {
-            eprintln!("ndncc-bench: unknown scenario '{name}' (known: {})", bench::standard_names().join(", "));
+            eprintln!("ndncc-bench: unknown scenario '{name}' (known: {})", bench::all_names().join(", "));
             std::process::exit(2);
         };
+        let setup = t_setup.elapsed().as_secs_f64();
         let t0 = Instant::now();
         world.run(SimDuration::ZERO, &mut |_| true);
         let wall = t0.elapsed().as_secs_f64();
         let hops = world.counters.packet_hops;
         let line = serde_json::json!({
             "scenario": name,
+            "setup_seconds": setup,
             "sim_seconds": world.end_time().as_secs_f64(),
             "wall_seconds": wall,
             "events": world.counters.events,
             "packet_hops": hops,
             "packet_hops_per_s": hops as f64 / wall,
+            "ns_per_hop": wall * 1e9 / hops.max(1) as f64,
             "peak_rss_mb": bench::peak_rss_mb(),
         });
         println!("{line}");

@@ -3,7 +3,9 @@
 use smallvec::SmallVec;
 
 use crate::ids::{FaceId, NameId};
-use crate::names::{components, is_prefix, NameTable};
+use rustc_hash::FxHashMap;
+
+use crate::names::{components, NameTable};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NextHop {
@@ -14,7 +16,6 @@ pub struct NextHop {
 #[derive(Clone, Debug)]
 pub struct FibEntry {
     pub prefix: String,
-    comps: Vec<String>,
     /// Sorted by (cost, face) so "best" is first and ties break deterministically.
     pub nexthops: SmallVec<[NextHop; 4]>,
 }
@@ -25,23 +26,33 @@ pub type FibEntryId = u32;
 #[derive(Clone, Debug, Default)]
 pub struct Fib {
     entries: Vec<FibEntry>,
-    /// LPM result per interned name, filled lazily: `None` = not computed, `Some(None)` = no match.
-    cache: Vec<Option<Option<FibEntryId>>>,
+    /// Entry index by canonical prefix, so adding a route is one lookup.
+    by_prefix: FxHashMap<String, FibEntryId>,
+    /// The distinct component counts of the prefixes, longest first: LPM tries only these.
+    lengths: Vec<usize>,
+    /// LPM result per interned name seen by this node (`None` = no match). Keyed by name, so
+    /// its size follows the names this node forwards, not every name of the run.
+    cache: FxHashMap<NameId, Option<FibEntryId>>,
+    /// The last lookup: most packets a node forwards belong to the flow it just saw.
+    last: Option<(NameId, Option<FibEntryId>)>,
 }
 
 impl Fib {
     /// Add (or update the cost of) a next hop for `prefix`.
     pub fn add_route(&mut self, prefix: &str, face: FaceId, cost: u64) {
-        let comps = components(prefix);
-        let idx = match self.entries.iter().position(|e| e.comps == comps) {
-            Some(i) => i,
+        let canon = crate::names::canonical(prefix);
+        let idx = match self.by_prefix.get(&canon) {
+            Some(&i) => i as usize,
             None => {
-                self.entries.push(FibEntry {
-                    prefix: crate::names::canonical(prefix),
-                    comps,
-                    nexthops: SmallVec::new(),
-                });
-                self.entries.len() - 1
+                let len = components(&canon).len();
+                if !self.lengths.contains(&len) {
+                    self.lengths.push(len);
+                    self.lengths.sort_unstable_by(|a, b| b.cmp(a));
+                }
+                self.entries.push(FibEntry { prefix: canon.clone(), nexthops: SmallVec::new() });
+                let i = self.entries.len() - 1;
+                self.by_prefix.insert(canon, i as FibEntryId);
+                i
             }
         };
         let e = &mut self.entries[idx];
@@ -49,26 +60,34 @@ impl Fib {
         e.nexthops.push(NextHop { face, cost });
         e.nexthops.sort_by_key(|n| (n.cost, n.face));
         self.cache.clear();
+        self.last = None;
     }
 
     /// Longest-prefix match for the interned name `id`.
     pub fn lookup(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
-        let i = id.idx();
-        if i >= self.cache.len() {
-            self.cache.resize(names.len().max(i + 1), None);
+        if let Some((last, hit)) = self.last {
+            if last == id {
+                return hit;
+            }
         }
-        if let Some(hit) = self.cache[i] {
+        if let Some(&hit) = self.cache.get(&id) {
+            self.last = Some((id, hit));
             return hit;
         }
         let name = names.components(id);
-        let best = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| is_prefix(&e.comps, name))
-            .max_by_key(|(idx, e)| (e.comps.len(), std::cmp::Reverse(*idx)))
-            .map(|(idx, _)| idx as FibEntryId);
-        self.cache[i] = Some(best);
+        let mut best = None;
+        for &len in &self.lengths {
+            if len > name.len() {
+                continue;
+            }
+            let prefix = if len == 0 { "/".to_string() } else { format!("/{}", name[..len].join("/")) };
+            if let Some(&i) = self.by_prefix.get(&prefix) {
+                best = Some(i);
+                break;
+            }
+        }
+        self.cache.insert(id, best);
+        self.last = Some((id, best));
         best
     }
 

@@ -92,6 +92,13 @@ impl Pit {
         } else {
             self.out_of_order.push(Reverse((at, name)));
         }
+        // Records of entries satisfied long before their expiry pile up at high Interest
+        // rates; drop them once they outnumber the live entries, so memory follows what is
+        // pending rather than Interest rate × lifetime.
+        if self.in_order.len() > 2 * self.map.len() + 1024 {
+            let map = &self.map;
+            self.in_order.retain(|(t, n)| map.get(n).is_some_and(|e| e.expiry == *t));
+        }
     }
     pub fn len(&self) -> usize {
         self.map.len()

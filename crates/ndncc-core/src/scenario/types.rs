@@ -253,9 +253,8 @@ impl<'de> Deserialize<'de> for FaceSelection {
 
 /// Is `prefix` a name prefix of `name`, component by component (`/a` covers `/a/b`, not `/ab`)?
 pub fn name_covers(prefix: &str, name: &str) -> bool {
-    let p: Vec<&str> = prefix.split('/').filter(|c| !c.is_empty()).collect();
-    let n: Vec<&str> = name.split('/').filter(|c| !c.is_empty()).collect();
-    p.len() <= n.len() && p.iter().zip(&n).all(|(a, b)| a == b)
+    let mut n = name.split('/').filter(|c| !c.is_empty());
+    prefix.split('/').filter(|c| !c.is_empty()).all(|p| n.next() == Some(p))
 }
 
 /// Number of components of a name (`/` has 0).

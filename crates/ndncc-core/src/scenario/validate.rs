@@ -1,7 +1,7 @@
 //! Validation: the second step after parsing. Every reference must point at something
 //! declared, every value must make sense, and every message names the offending key.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::app::{AppSpec, ConsumerSpec, ProducerSpec};
 use super::error::{Invalid, ScenarioError};
@@ -13,6 +13,22 @@ use crate::queue::MAX_QUEUE_PACKETS;
 use crate::time::SimDuration;
 
 type Check = Result<(), Invalid>;
+
+/// The connected parts of a scenario's link graph.
+struct Parts<'a> {
+    index: BTreeMap<&'a str, usize>,
+    part: Vec<usize>,
+}
+
+impl Parts<'_> {
+    /// Is there a path of links between nodes `a` and `b`?
+    fn connected(&self, a: &str, b: &str) -> bool {
+        match (self.index.get(a), self.index.get(b)) {
+            (Some(&x), Some(&y)) => self.part[x] == self.part[y],
+            _ => false,
+        }
+    }
+}
 
 /// The largest Content Store [Data packets].
 const MAX_CS_ENTRIES: u64 = 10_000_000;
@@ -166,15 +182,16 @@ impl Scenario {
         }
         // Consumers last: whether a producer is reachable is only meaningful once every app's
         // own references are known to be good.
+        let mut parts = None;
         for (name, app) in &self.apps {
             if let AppSpec::Consumer(c) = app {
-                self.check_consumer(&join("apps", name), c)?;
+                self.check_consumer(&join("apps", name), c, &mut parts)?;
             }
         }
         Ok(())
     }
 
-    fn check_consumer(&self, key: &str, c: &ConsumerSpec) -> Check {
+    fn check_consumer<'a>(&'a self, key: &str, c: &ConsumerSpec, parts: &mut Option<Parts<'a>>) -> Check {
         match (&c.window, &c.rate) {
             (Some(_), Some(_)) => {
                 return fail(join(key, "rate"), "a consumer takes exactly one of `window` or `rate`, not both")
@@ -220,7 +237,7 @@ impl Scenario {
         check::time(&join(key, "lifetime"), c.lifetime.get(), false)?;
         check::time(&join(key, "timeout_check"), c.timeout_check.get(), true)?;
         check::count(&join(key, "interest_bucket"), c.interest_bucket as u64, 1, MAX_QUEUE_PACKETS)?;
-        self.check_reachable(key, c)?;
+        self.check_reachable(key, c, parts)?;
         self.check_not_answered_in_zero_time(key, c)
     }
 
@@ -244,7 +261,7 @@ impl Scenario {
 
     /// A consumer's prefix must be served by a producer (reachable over links when routes are
     /// computed) or be covered by a static route on the consumer's node.
-    fn check_reachable(&self, key: &str, c: &ConsumerSpec) -> Check {
+    fn check_reachable<'a>(&'a self, key: &str, c: &ConsumerSpec, parts: &mut Option<Parts<'a>>) -> Check {
         if self.routes.iter().any(|r| r.node == c.node && name_covers(&r.prefix, &c.prefix)) {
             return Ok(());
         }
@@ -272,8 +289,8 @@ impl Scenario {
             );
         }
         if self.routing.mode == RoutingMode::Computed {
-            let reach = self.reachable_from(&c.node);
-            if !producers.iter().any(|p| reach.contains(p.node.as_str())) {
+            let parts = parts.get_or_insert_with(|| self.parts());
+            if !producers.iter().any(|p| parts.connected(&c.node, &p.node)) {
                 let at: Vec<&str> = producers.iter().map(|p| p.node.as_str()).collect();
                 return fail(
                     join(key, "prefix"),
@@ -284,17 +301,30 @@ impl Scenario {
         Ok(())
     }
 
-    fn reachable_from<'a>(&'a self, start: &'a str) -> BTreeSet<&'a str> {
-        let mut seen = BTreeSet::from([start]);
-        let mut queue = VecDeque::from([start]);
-        while let Some(n) = queue.pop_front() {
-            for m in self.neighbours(n) {
-                if seen.insert(m) {
-                    queue.push_back(m);
-                }
+    /// The connected parts of the link graph (computed once per validation).
+    fn parts(&self) -> Parts<'_> {
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        for name in self.nodes.keys() {
+            let i = index.len();
+            index.insert(name.as_str(), i);
+        }
+        let mut parent: Vec<usize> = (0..index.len()).collect();
+        fn root(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for l in self.links.values() {
+            let [a, b] = &l.endpoints;
+            if let (Some(&x), Some(&y)) = (index.get(a.as_str()), index.get(b.as_str())) {
+                let (rx, ry) = (root(&mut parent, x), root(&mut parent, y));
+                parent[rx] = ry;
             }
         }
-        seen
+        let part = (0..parent.len()).map(|x| root(&mut parent, x)).collect();
+        Parts { index, part }
     }
 
     fn check_record(&self) -> Check {

@@ -19,7 +19,7 @@ use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
-use crate::scenario::{name_covers, ConsumerSpec, Control, ProducerSpec, DEFAULT_PAYLOAD_BYTES};
+use crate::scenario::{ConsumerSpec, Control, ProducerSpec, DEFAULT_PAYLOAD_BYTES};
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -76,8 +76,11 @@ pub struct WorldBuilder {
     recorder: Recorder,
     sample_interval: Option<SimDuration>,
     face_selection: FaceSelection,
-    /// (prefix, payload) of every producer added, for consumers' goodput accounting.
-    producers: Vec<(String, u32)>,
+    /// Payload of the first producer added for each canonical prefix, for consumers' goodput
+    /// accounting.
+    producers: rustc_hash::FxHashMap<String, u32>,
+    /// Node ids by name (the first node of a name, if names repeat).
+    node_index: rustc_hash::FxHashMap<String, NodeId>,
     stall_limit: u64,
 }
 
@@ -94,7 +97,8 @@ impl WorldBuilder {
             recorder: Recorder::new(true),
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
-            producers: Vec::new(),
+            producers: Default::default(),
+            node_index: Default::default(),
             stall_limit: super::STALL_LIMIT,
         }
     }
@@ -117,6 +121,7 @@ impl WorldBuilder {
 
     pub fn add_node(&mut self, name: &str) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
+        self.node_index.entry(name.to_owned()).or_insert(id);
         self.nodes.push(Node {
             id,
             name: name.to_owned(),
@@ -138,7 +143,7 @@ impl WorldBuilder {
     }
 
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().find(|n| n.name == name).map(|n| n.id)
+        self.node_index.get(name).copied()
     }
     pub fn node_name(&self, id: NodeId) -> &str {
         &self.nodes[id.idx()].name
@@ -237,6 +242,7 @@ impl WorldBuilder {
             busy_until: SimTime::ZERO,
             tx_wake_pending: false,
             underlay,
+            in_flight: VecDeque::new(),
         })
     }
 
@@ -332,23 +338,24 @@ impl WorldBuilder {
     pub fn add_producer(&mut self, name: &str, spec: &ProducerSpec) -> Result<AppId, String> {
         let node = self.node_named(&format!("app {name}"), &spec.node)?;
         let params = ProducerParams::from_spec(name, spec);
-        self.producers.push((spec.prefix.clone(), params.payload));
+        self.producers.entry(crate::names::canonical(&spec.prefix)).or_insert(params.payload);
         let (id, face) = self.add_app(name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
         self.add_route(node, &spec.prefix, face, 0);
         Ok(id)
     }
 
     /// Payload of the Data answering names under `prefix`: that of the producer added with the
-    /// longest prefix covering it, else the producer default (1,024 B).
+    /// longest prefix covering it (the first added among equals), else the producer default
+    /// (1,024 B).
     pub fn payload_for(&self, prefix: &str) -> u32 {
-        let depth = |p: &str| p.split('/').filter(|c| !c.is_empty()).count();
-        let mut best: Option<&(String, u32)> = None;
-        for pp in self.producers.iter().filter(|(p, _)| name_covers(p, prefix)) {
-            if best.is_none_or(|b| depth(&pp.0) > depth(&b.0)) {
-                best = Some(pp);
+        let comps = crate::names::components(prefix);
+        for len in (0..=comps.len()).rev() {
+            let p = if len == 0 { "/".to_string() } else { format!("/{}", comps[..len].join("/")) };
+            if let Some(&payload) = self.producers.get(&p) {
+                return payload;
             }
         }
-        best.map_or(DEFAULT_PAYLOAD_BYTES as u32, |(_, pl)| *pl)
+        DEFAULT_PAYLOAD_BYTES as u32
     }
 
     /// The consumer app `name` as `spec` describes it, under the controller its `window` or

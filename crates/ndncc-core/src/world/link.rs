@@ -40,8 +40,22 @@ impl World {
         self.call_app(app, |a, ctx| a.on_packet(ctx, &packet));
     }
 
+    /// The head of the flight of link direction `from` arrives at the other end; the next packet
+    /// in flight, if any, takes its place in the event queue.
+    pub(super) fn on_arrive(&mut self, from: FaceId) {
+        let f = &mut self.faces[from.idx()];
+        let FaceKind::Link { peer, .. } = f.kind else { return };
+        let Some(eg) = f.egress.as_mut() else { return };
+        let Some((_, _, packet)) = eg.in_flight.pop_front() else { return };
+        if let Some(&(t, seq, _)) = eg.in_flight.front() {
+            self.queue.schedule_keyed(t, seq, Event::Arrive { from });
+        }
+        self.counters.packet_hops += 1;
+        self.arrive(peer, packet);
+    }
+
     /// A packet arrives at `face` from its link: through the face's link service to its node.
-    pub(super) fn arrive(&mut self, face: FaceId, packet: Packet) {
+    fn arrive(&mut self, face: FaceId, packet: Packet) {
         self.tap(face, TapPoint::Arrive, &packet);
         let packet = if self.faces[face.idx()].link_service.is_some() {
             match self.call_link_service(face, |s, ctx| s.on_receive(ctx, packet)) {
@@ -211,7 +225,9 @@ impl World {
     fn start_tx(&mut self, face: FaceId) {
         let now = self.now();
         let f = &mut self.faces[face.idx()];
-        let FaceKind::Link { peer, .. } = f.kind else { return };
+        if !matches!(f.kind, FaceKind::Link { .. }) {
+            return;
+        }
         let Some(eg) = f.egress.as_mut() else { return };
         let mut dropped = std::mem::take(&mut self.dropped);
         let next = eg.queue.dequeue(now, &mut dropped);
@@ -257,11 +273,18 @@ impl World {
         if more {
             eg.tx_wake_pending = true;
         }
+        if let Some(t) = arrival {
+            // The order key is taken now, as if the arrival were scheduled now; only the head
+            // of the flight is in the event queue.
+            let seq = self.queue.take_seq();
+            let first = eg.in_flight.is_empty();
+            eg.in_flight.push_back((t, seq, p));
+            if first {
+                self.queue.schedule_keyed(t, seq, Event::Arrive { from: face });
+            }
+        }
         if let Some(c) = cause {
             self.tap(face, TapPoint::Drop(c), &p);
-        }
-        if let Some(t) = arrival {
-            self.schedule(t, Event::Arrive { face: peer, packet: p });
         }
         if more {
             self.schedule(end, Event::TxDone { face });

@@ -36,10 +36,11 @@ pub enum Event {
     TxDone {
         face: FaceId,
     },
-    /// `packet` arrives at `face` (the receiving end of a link).
+    /// The packet at the head of the flight of the link direction `from` (the transmitting
+    /// face) arrives at the other end. Packets in flight wait in their link's own FIFO (they
+    /// arrive in the order they left); only the head is in the event queue.
     Arrive {
-        face: FaceId,
-        packet: Packet,
+        from: FaceId,
     },
     /// The Interest shaper of `face` may release its head Interest.
     ShaperWake {
@@ -360,10 +361,7 @@ impl World {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::TxDone { face } => self.on_tx_done(face),
-            Event::Arrive { face, packet } => {
-                self.counters.packet_hops += 1;
-                self.arrive(face, packet);
-            }
+            Event::Arrive { from } => self.on_arrive(from),
             Event::ShaperWake { face } => self.on_shaper_wake(face),
             Event::AppStart { app } => self.call_app(app, |a, ctx| a.on_start(ctx)),
             Event::AppStop { app } => self.call_app(app, |a, ctx| a.on_stop(ctx)),

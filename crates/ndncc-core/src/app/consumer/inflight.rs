@@ -1,10 +1,9 @@
-//! The consumer's table of Interests in flight: one entry per outstanding segment, with the
-//! retransmission timers kept as a lazily cleaned min-heap instead of one event per Interest.
+//! The consumer's table of Interests in flight: one slot per outstanding segment in a short
+//! sliding window, with the retransmission timers kept as a lazily cleaned FIFO (or min-heap
+//! when each Interest keeps its own RTO) instead of one event per Interest.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
-
-use rustc_hash::FxHashMap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::time::{SimDuration, SimTime};
 
@@ -23,55 +22,109 @@ pub struct Outstanding {
 }
 
 pub struct InFlight {
-    map: FxHashMap<u64, Outstanding>,
-    /// (key, order, seq): key = send time, or deadline when each Interest keeps its own RTO.
-    timers: BinaryHeap<Reverse<(SimTime, u64, u64)>>,
-    /// seq → order, kept only when holes are detected.
-    by_seq: Option<BTreeMap<u64, u64>>,
+    /// Outstanding transmissions by segment: slot `i` holds segment `base + i`. Segments are
+    /// requested in order and answered mostly in order, so the window stays short.
+    slots: VecDeque<Option<Outstanding>>,
+    base: u64,
+    len: usize,
+    timers: Timers,
     per_interest_rto: bool,
 }
 
+/// Retransmission timers, as (key, order, seq): key = send time, or deadline when each Interest
+/// keeps its own RTO. Stale items (answered, or superseded by a resend) are skipped lazily.
+enum Timers {
+    /// Keys are send times, which never decrease: a FIFO is already in key order.
+    Fifo(VecDeque<(SimTime, u64, u64)>),
+    /// Keys are deadlines, in any order.
+    Heap(BinaryHeap<Reverse<(SimTime, u64, u64)>>),
+}
+
+impl Timers {
+    fn push(&mut self, item: (SimTime, u64, u64)) {
+        match self {
+            Timers::Fifo(q) => q.push_back(item),
+            Timers::Heap(h) => h.push(Reverse(item)),
+        }
+    }
+    fn peek(&self) -> Option<(SimTime, u64, u64)> {
+        match self {
+            Timers::Fifo(q) => q.front().copied(),
+            Timers::Heap(h) => h.peek().map(|Reverse(x)| *x),
+        }
+    }
+    fn pop(&mut self) -> Option<(SimTime, u64, u64)> {
+        match self {
+            Timers::Fifo(q) => q.pop_front(),
+            Timers::Heap(h) => h.pop().map(|Reverse(x)| x),
+        }
+    }
+}
+
 impl InFlight {
-    pub fn new(per_interest_rto: bool, track_holes: bool) -> InFlight {
+    /// `track_holes` is kept for the callers' sake: holes are found from the slots directly.
+    pub fn new(per_interest_rto: bool, _track_holes: bool) -> InFlight {
         InFlight {
-            map: FxHashMap::default(),
-            timers: BinaryHeap::new(),
-            by_seq: track_holes.then(BTreeMap::new),
+            slots: VecDeque::new(),
+            base: 0,
+            len: 0,
+            timers: if per_interest_rto { Timers::Heap(BinaryHeap::new()) } else { Timers::Fifo(VecDeque::new()) },
             per_interest_rto,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len == 0
+    }
+    fn slot(&self, seq: u64) -> Option<&Outstanding> {
+        let i = usize::try_from(seq.checked_sub(self.base)?).ok()?;
+        self.slots.get(i)?.as_ref()
     }
     pub fn contains(&self, seq: u64) -> bool {
-        self.map.contains_key(&seq)
+        self.slot(seq).is_some()
     }
 
     pub fn insert(&mut self, seq: u64, o: Outstanding) {
         let key = if self.per_interest_rto { o.sent_at + o.rto } else { o.sent_at };
-        self.timers.push(Reverse((key, o.order, seq)));
-        if let Some(b) = &mut self.by_seq {
-            b.insert(seq, o.order);
+        self.timers.push((key, o.order, seq));
+        if self.slots.is_empty() {
+            self.base = seq;
         }
-        self.map.insert(seq, o);
+        while seq < self.base {
+            self.slots.push_front(None);
+            self.base -= 1;
+        }
+        let i = (seq - self.base) as usize;
+        if i >= self.slots.len() {
+            self.slots.resize(i + 1, None);
+        }
+        if self.slots[i].replace(o).is_none() {
+            self.len += 1;
+        }
     }
 
     pub fn remove(&mut self, seq: u64) -> Option<Outstanding> {
-        let o = self.map.remove(&seq)?;
-        if let Some(b) = &mut self.by_seq {
-            b.remove(&seq);
+        let i = usize::try_from(seq.checked_sub(self.base)?).ok()?;
+        let o = self.slots.get_mut(i)?.take()?;
+        self.len -= 1;
+        // Keep the window short: drop empty slots at both ends.
+        while matches!(self.slots.front(), Some(None)) {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        while matches!(self.slots.back(), Some(None)) {
+            self.slots.pop_back();
         }
         Some(o)
     }
 
-    /// Drop heap items whose transmission is gone (answered, or superseded by a resend).
+    /// Drop timer items whose transmission is gone (answered, or superseded by a resend).
     fn clean_top(&mut self) {
-        while let Some(Reverse((_, order, seq))) = self.timers.peek().copied() {
-            match self.map.get(&seq) {
+        while let Some((_, order, seq)) = self.timers.peek() {
+            match self.slot(seq) {
                 Some(o) if o.order == order => return,
                 _ => {
                     self.timers.pop();
@@ -83,7 +136,7 @@ impl InFlight {
     /// When the oldest transmission times out, given the current RTO.
     pub fn next_deadline(&mut self, rto: SimDuration) -> Option<SimTime> {
         self.clean_top();
-        self.timers.peek().map(|Reverse((key, _, _))| if self.per_interest_rto { *key } else { *key + rto })
+        self.timers.peek().map(|(key, _, _)| if self.per_interest_rto { key } else { key + rto })
     }
 
     /// Remove and return one transmission whose deadline is at or before `now`.
@@ -92,21 +145,19 @@ impl InFlight {
         if deadline > now {
             return None;
         }
-        let Reverse((_, _, seq)) = self.timers.pop()?;
+        let (_, _, seq) = self.timers.pop()?;
         self.remove(seq).map(|o| (seq, o))
     }
 
     /// Segments below `seq`, sent before transmission `order`, still missing and not yet
     /// reported: each is a new hole. They are marked reported.
     pub fn new_holes_below(&mut self, seq: u64, order: u64, out: &mut Vec<u64>) {
-        let Some(b) = &self.by_seq else { return };
-        for (&s, &o) in b.range(..seq) {
-            if o < order {
-                if let Some(e) = self.map.get_mut(&s) {
-                    if !e.hole_reported {
-                        e.hole_reported = true;
-                        out.push(s);
-                    }
+        let end = seq.saturating_sub(self.base).min(self.slots.len() as u64) as usize;
+        for (i, slot) in self.slots.iter_mut().take(end).enumerate() {
+            if let Some(e) = slot {
+                if e.order < order && !e.hole_reported {
+                    e.hole_reported = true;
+                    out.push(self.base + i as u64);
                 }
             }
         }
