@@ -25,7 +25,7 @@ pub fn standard_names() -> Vec<String> {
 /// Every scenario `standard_for` knows, the heavy ones included (`ndncc-bench --all`).
 pub fn all_names() -> Vec<String> {
     let mut v = standard_names();
-    v.extend(["dumbbell-10000", "gbps-1", "gbps-10", "tree-1111", "grid-32"].map(String::from));
+    v.extend(["tcp-1", "dumbbell-10000", "gbps-1", "gbps-10", "tree-1111", "grid-32"].map(String::from));
     v
 }
 
@@ -76,6 +76,7 @@ pub fn standard_for(name: &str, d: SimDuration) -> Option<World> {
         "gbps-1" => Some(fast_flow(1_000_000_000, d)),
         "gbps-10" => Some(fast_flow(10_000_000_000, d)),
         "tree-1111" => from_scenario(&tree_text(10, 3, d)),
+        "tcp-1" => from_scenario(&tcp_text(d)),
         "grid-32" => from_scenario(&grid_text(32, d)),
         _ => {
             let n: usize = name.strip_prefix("dumbbell-")?.parse().ok()?;
@@ -122,6 +123,17 @@ fn scenario_head(duration: SimDuration) -> String {
          queue = {{ type = \"droptail\", packets = 100 }}\n\n[record]\ninterval = \"100ms\"\nevents = false\n",
         duration.nanos() / 1_000_000
     )
+}
+
+/// The dumbbell of `dumbbell-1` carrying one TCP NewReno flow instead of the NDN consumer:
+/// 1,024-byte segments, so its packet hops compare with the NDN ones.
+pub fn tcp_text(duration: SimDuration) -> String {
+    let mut s = scenario_head(duration).replace("delay = \"2ms\"", "delay = \"5ms\"");
+    s.push_str(
+        "\n[nodes]\nS = {}\nR1 = {}\nR2 = {}\nD = {}\n\n[links.S-R1]\n[links.R1-R2]\nbandwidth = \"50Mbps\"\n\
+         delay = \"10ms\"\n[links.R2-D]\n\n[apps.tcp]\ntype = \"tcp\"\nnode = \"S\"\nto = \"D\"\nmss = \"1024B\"\n",
+    );
+    s
 }
 
 /// A tree of fan-out `k` and depth `d` (1 + k + … + k^d nodes): one producer at the root,

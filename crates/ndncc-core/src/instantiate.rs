@@ -121,11 +121,24 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
         b.add_route(from, &r.prefix, face, r.cost as u64);
     }
 
-    // Consumers.
+    // Consumers, and IP flows with routes between their hosts.
     for (name, app) in &scenario.apps {
-        if let AppSpec::Consumer(c) = app {
-            b.add_consumer(name, c).map_err(|e| err(format!("app {name}"), e))?;
+        match app {
+            AppSpec::Consumer(c) => {
+                b.add_consumer(name, c).map_err(|e| err(format!("app {name}"), e))?;
+            }
+            AppSpec::Tcp(t) => {
+                b.add_tcp_flow(name, t).map_err(|e| err(format!("app {name}"), e))?;
+            }
+            AppSpec::Cbr(c) => {
+                b.add_cbr_flow(name, c).map_err(|e| err(format!("app {name}"), e))?;
+            }
+            AppSpec::Producer(_) => {}
         }
+    }
+    let hosts = b.ip_hosts();
+    if !hosts.is_empty() {
+        b.install_ip_routes(&graph, &hosts);
     }
     Ok(b.build())
 }

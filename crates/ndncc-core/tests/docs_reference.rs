@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use ndncc_core::cc::rate::{AimdRateConfig, ConstantRateConfig, MirccRateConfig, RateConfig};
+use ndncc_core::cc::tcp::{NewRenoConfig, TcpBicConfig, TcpControlConfig, TcpCubicConfig};
 use ndncc_core::cc::window::{
     AimdConfig, ArrivalRateConfig, BicConfig, ConsumerWindowConfig, CubicConfig, FixedWindowConfig, PconConfig,
     PconLaw, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
@@ -35,6 +36,7 @@ use ndncc_core::scenario::{
     AppSpec, ConsumerSpec, ContentStoreSpec, FaceSelection, LinkSpec, NodeSpec, ProducerSpec, RecordSpec, RouteSpec,
     RoutingMetric, RoutingMode, RoutingSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
 };
+use ndncc_core::scenario::{CbrSpec, TcpSpec};
 use ndncc_core::units::{Bandwidth, Bytes, Duration, Fraction};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -235,6 +237,35 @@ fn link() -> LinkSpec {
     l
 }
 
+fn tcp() -> TcpSpec {
+    TcpSpec {
+        node: "A".into(),
+        to: "B".into(),
+        start: ms(0),
+        stop: Some(ms(10)),
+        bytes: Some(Bytes(1000)),
+        mss: Bytes(1000),
+        initial_window: 10,
+        cc: TcpControlConfig::default(),
+        ecn: true,
+        ack_every: 2,
+        delayed_ack_timeout: ms(200),
+        rtt: RttConfig::default(),
+    }
+}
+
+fn cbr() -> CbrSpec {
+    CbrSpec {
+        node: "A".into(),
+        to: "B".into(),
+        rate: Bandwidth::mbps(1),
+        packet_size: Bytes(1000),
+        start: ms(0),
+        stop: Some(ms(10)),
+        ecn: true,
+    }
+}
+
 fn shaper() -> ShaperConfig {
     ShaperConfig { rate: Some(100.0), data_size: Bytes(1000), depth: 10, burst: 1.0 }
 }
@@ -368,7 +399,12 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
     check_tagged(
         &all,
         &|t| format!("`type = \"{t}\"`"),
-        &[AppSpec::Producer(ProducerSpec::new("P", "/p")), AppSpec::Consumer(consumer())],
+        &[
+            AppSpec::Producer(ProducerSpec::new("P", "/p")),
+            AppSpec::Consumer(consumer()),
+            AppSpec::Tcp(tcp()),
+            AppSpec::Cbr(cbr()),
+        ],
     );
     let strategies = [
         StrategyConfig::BestRoute(BestRouteConfig { pcon_upstream_marking: true }),
@@ -380,6 +416,12 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
     check_tagged(&all, &|t| format!("loss `{t}`"), &losses());
     check_tagged(&all, &|t| format!("window `{t}`"), &windows());
     check_tagged(&all, &|t| format!("rate `{t}`"), &rates());
+    let tcp_ccs = [
+        TcpControlConfig::NewReno(NewRenoConfig::default()),
+        TcpControlConfig::Cubic(TcpCubicConfig::default()),
+        TcpControlConfig::Bic(TcpBicConfig::default()),
+    ];
+    check_tagged(&all, &|t| format!("tcp cc `{t}`"), &tcp_ccs);
 }
 
 #[test]

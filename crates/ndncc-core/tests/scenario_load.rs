@@ -137,3 +137,36 @@ fn an_imported_minindn_topology_runs_once_apps_are_added() {
     let s = import::minindn_conf(&fixture("dumbbell.minindn.conf"), "dumbbell.minindn.conf").unwrap();
     imported_topology_runs(s, "c2", "p2");
 }
+
+#[test]
+fn every_shipped_scenario_file_loads_and_runs_its_first_ten_seconds() {
+    let mut files: Vec<_> = std::fs::read_dir(repo("scenarios"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    for f in files {
+        let s = load_file(&f, &["simulation.duration=\"10s\"".into()]).unwrap_or_else(|e| panic!("{e}"));
+        let out = ndncc_core::api::run(&s, &Default::default(), &mut |_| true)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(out.stats.packet_hops > 0, "{}: no packet moved", f.display());
+    }
+}
+
+#[test]
+fn tcp_and_ndn_share_the_bottleneck_of_ndn_vs_tcp() {
+    // Both data flows cross R2->R1; 20 s is past both start-ups.
+    let s = load_file(&repo("scenarios/ndn-vs-tcp.toml"), &["simulation.duration=\"20s\"".into()]).unwrap();
+    let out = ndncc_core::api::run(&s, &Default::default(), &mut |_| true).unwrap();
+    let v =
+        |e: &str, m: &str| out.summary.iter().find(|r| r.entity == e && r.metric == m).map_or(f64::NAN, |r| r.value);
+    let (ndn, tcp) = (v("C", "throughput_kbps"), v("tcp", "throughput_kbps"));
+    // 50 Mbps of packets carrying 1,024 of every 1,088 (NDN) or 1,064 (TCP) bytes.
+    assert!(ndn + tcp < 50_000.0 * 1024.0 / 1064.0, "{ndn} + {tcp} kbit/s");
+    assert!(ndn + tcp > 0.9 * 50_000.0 * 1024.0 / 1088.0, "{ndn} + {tcp} kbit/s");
+    assert!(tcp > 5_000.0 && ndn > 5_000.0, "both get a real share: {ndn}, {tcp}");
+    assert!((0.5..=1.0).contains(&v("run", "jain_index")));
+    assert!((v("C", "share") + v("tcp", "share") - 1.0).abs() < 1e-9);
+}

@@ -6,6 +6,8 @@
 
 pub mod consumer;
 pub mod producer;
+pub mod tcp;
+pub mod udp;
 
 pub use consumer::{ConsumerParams, Controller, RateConsumer, WindowConsumer};
 pub use producer::{Producer, ProducerParams};

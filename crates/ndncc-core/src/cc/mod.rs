@@ -5,6 +5,7 @@
 //! Every hook gets `now` inside its event; controllers never read a clock.
 
 pub mod rate;
+pub mod tcp;
 pub mod window;
 
 use crate::packet::NackReason;

@@ -4,12 +4,13 @@ use serde::{Deserialize, Serialize};
 
 use super::types::default_true;
 use crate::cc::rate::RateConfig;
+use crate::cc::tcp::TcpControlConfig;
 use crate::cc::window::WindowConfig;
 use crate::rtt::RttConfig;
-use crate::units::{Bytes, Duration};
+use crate::units::{Bandwidth, Bytes, Duration};
 
 /// The `type` values an `[apps.NAME]` table accepts.
-pub const APP_TYPES: &[&str] = &["consumer", "producer"];
+pub const APP_TYPES: &[&str] = &["consumer", "producer", "tcp", "cbr"];
 
 /// An application on a node, chosen by `type = "…"`.
 // A scenario holds a handful of apps, so the consumer variant's size does not matter.
@@ -21,6 +22,10 @@ pub enum AppSpec {
     Consumer(ConsumerSpec),
     /// Answers every Interest under its prefix with Data.
     Producer(ProducerSpec),
+    /// A TCP bulk transfer from `node` to `to` (a sender and a receiver app).
+    Tcp(TcpSpec),
+    /// Constant-bit-rate UDP datagrams from `node` to `to` (a source and a sink app).
+    Cbr(CbrSpec),
 }
 
 impl AppSpec {
@@ -29,13 +34,16 @@ impl AppSpec {
         match self {
             AppSpec::Consumer(c) => &c.node,
             AppSpec::Producer(p) => &p.node,
+            AppSpec::Tcp(t) => &t.node,
+            AppSpec::Cbr(c) => &c.node,
         }
     }
-    /// The prefix it fetches or serves.
-    pub fn prefix(&self) -> &str {
+    /// The NDN prefix it fetches or serves; `None` for IP apps.
+    pub fn prefix(&self) -> Option<&str> {
         match self {
-            AppSpec::Consumer(c) => &c.prefix,
-            AppSpec::Producer(p) => &p.prefix,
+            AppSpec::Consumer(c) => Some(&c.prefix),
+            AppSpec::Producer(p) => Some(&p.prefix),
+            AppSpec::Tcp(_) | AppSpec::Cbr(_) => None,
         }
     }
     /// The `type` string.
@@ -43,6 +51,16 @@ impl AppSpec {
         match self {
             AppSpec::Consumer(_) => "consumer",
             AppSpec::Producer(_) => "producer",
+            AppSpec::Tcp(_) => "tcp",
+            AppSpec::Cbr(_) => "cbr",
+        }
+    }
+    /// The node an IP flow goes to.
+    pub fn destination(&self) -> Option<&str> {
+        match self {
+            AppSpec::Tcp(t) => Some(&t.to),
+            AppSpec::Cbr(c) => Some(&c.to),
+            _ => None,
         }
     }
 }
@@ -226,4 +244,94 @@ impl ConsumerSpec {
             _ => None,
         }
     }
+}
+
+/// `type = "tcp"`: a bulk TCP transfer. The sender runs on `node`, the receiver on `to`; the
+/// flow's figures are reported under the app's name, the receiver's under `NAME-sink`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// The sender's node. Required.
+    pub node: String,
+    /// The receiver's node. Required.
+    pub to: String,
+    /// When the transfer starts [time]. Default `"0s"`.
+    #[serde(default)]
+    pub start: Duration,
+    /// When the sender stops sending new data [time]. Default: the end of the simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Bytes to transfer [bytes]; the flow completes when all are acknowledged. Default: send
+    /// until `stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    /// Maximum segment size, the payload of a full segment [bytes]. Default `"1460B"`; each
+    /// segment adds 40 B of IPv4 and TCP headers on the wire.
+    #[serde(default = "default_mss")]
+    pub mss: Bytes,
+    /// Initial window [segments]. Default 10 (RFC 6928).
+    #[serde(default = "default_initial_window")]
+    pub initial_window: u32,
+    /// Congestion controller. Default `{ type = "newreno" }`.
+    #[serde(default)]
+    pub cc: TcpControlConfig,
+    /// Send ECN-capable segments and react to ECN echoes (RFC 3168). Default false.
+    #[serde(default)]
+    pub ecn: bool,
+    /// The receiver acknowledges every this many full segments. Default 2 (RFC 5681 §4.2).
+    #[serde(default = "default_ack_every")]
+    pub ack_every: u32,
+    /// The longest the receiver delays an ACK [time]. Default `"200ms"`.
+    #[serde(default = "default_delayed_ack_timeout")]
+    pub delayed_ack_timeout: Duration,
+    /// Retransmission timer (RFC 6298). Default: RTO = SRTT + 4·RTTVAR, initial 1 s, at least
+    /// 1 s, at most 60 s, doubling per timeout.
+    #[serde(default = "crate::app::tcp::tcp_rtt_config")]
+    pub rtt: RttConfig,
+}
+
+fn default_mss() -> Bytes {
+    Bytes(1460)
+}
+
+fn default_initial_window() -> u32 {
+    10
+}
+
+fn default_ack_every() -> u32 {
+    2
+}
+
+fn default_delayed_ack_timeout() -> Duration {
+    Duration::from_millis(200)
+}
+
+/// `type = "cbr"`: constant-bit-rate UDP. The source runs on `node`, the sink on `to`; the
+/// sink's figures are reported under `NAME-sink`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CbrSpec {
+    /// The source's node. Required.
+    pub node: String,
+    /// The sink's node. Required.
+    pub to: String,
+    /// Payload bit rate [bit/s, e.g. `"600kbps"`]. Required.
+    pub rate: Bandwidth,
+    /// Payload of each datagram [bytes]. Default `"1000B"`; 28 B of IPv4 and UDP headers are
+    /// added on the wire.
+    #[serde(default = "default_datagram")]
+    pub packet_size: Bytes,
+    /// When sending starts [time]. Default `"0s"`.
+    #[serde(default)]
+    pub start: Duration,
+    /// When sending stops [time]. Default: the end of the simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Send ECN-capable datagrams (a marking queue marks them instead of dropping). Default false.
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+fn default_datagram() -> Bytes {
+    Bytes(1000)
 }

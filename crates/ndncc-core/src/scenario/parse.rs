@@ -310,6 +310,8 @@ fn read_app(item: &Item, path: &str, ctx: &Context) -> Result<AppSpec, ScenarioE
     match kind {
         "consumer" => Ok(AppSpec::Consumer(de_table(rest, ctx, path)?)),
         "producer" => Ok(AppSpec::Producer(de_table(rest, ctx, path)?)),
+        "tcp" => Ok(AppSpec::Tcp(de_table(rest, ctx, path)?)),
+        "cbr" => Ok(AppSpec::Cbr(de_table(rest, ctx, path)?)),
         other => Err(ctx.locate(&type_path, &format!("unknown app type '{other}', expected one of {types}"))),
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::app::{AppSpec, ConsumerSpec, ProducerSpec};
+use super::app::{AppSpec, CbrSpec, ConsumerSpec, ProducerSpec, TcpSpec};
 use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
@@ -11,6 +11,7 @@ use super::types::{name_covers, split_face, FaceSelection, RoutingMode, Scenario
 use crate::plugin::check;
 use crate::queue::MAX_QUEUE_PACKETS;
 use crate::time::SimDuration;
+use crate::units::Duration;
 
 type Check = Result<(), Invalid>;
 
@@ -166,7 +167,9 @@ impl Scenario {
                 return fail(key, "an app needs a non-empty name");
             }
             self.node_ref(join(&key, "node"), app.node())?;
-            check_prefix(join(&key, "prefix"), app.prefix())?;
+            if let Some(prefix) = app.prefix() {
+                check_prefix(join(&key, "prefix"), prefix)?;
+            }
             match app {
                 AppSpec::Producer(p) => {
                     check_producer(&key, p)?;
@@ -178,6 +181,8 @@ impl Scenario {
                     }
                 }
                 AppSpec::Consumer(_) => {}
+                AppSpec::Tcp(t) => self.check_tcp(&key, t)?,
+                AppSpec::Cbr(c) => self.check_cbr(&key, c)?,
             }
         }
         // Consumers last: whether a producer is reachable is only meaningful once every app's
@@ -257,6 +262,56 @@ impl Scenario {
             );
         }
         Ok(())
+    }
+
+    /// Where an IP flow starts and stops, and that its two nodes are linked.
+    fn check_flow_ends(&self, key: &str, node: &str, to: &str, start: Duration, stop: Option<Duration>) -> Check {
+        self.node_ref(join(key, "to"), to)?;
+        if node == to {
+            return fail(join(key, "to"), format!("a flow needs two different nodes, not {node} twice"));
+        }
+        let duration = self.simulation.duration;
+        if start >= duration {
+            return fail(
+                join(key, "start"),
+                format!("starts at {start}, not before the end of the simulation ({duration})"),
+            );
+        }
+        if let Some(stop) = stop {
+            check::time(&join(key, "stop"), stop.get(), false)?;
+            if stop <= start {
+                return fail(join(key, "stop"), format!("stop ({stop}) must be after start ({start})"));
+            }
+        }
+        if !self.parts().connected(node, to) {
+            return fail(join(key, "to"), format!("no link path leads from {node} to {to}"));
+        }
+        Ok(())
+    }
+
+    fn check_tcp(&self, key: &str, t: &TcpSpec) -> Check {
+        self.check_flow_ends(key, &t.node, &t.to, t.start, t.stop)?;
+        check::packet_bytes(&join(key, "mss"), t.mss.0, 1)?;
+        check::count(&join(key, "mss"), t.mss.0, 1, 65_495)?;
+        check::count(&join(key, "initial_window"), u64::from(t.initial_window), 1, 1_000_000)?;
+        if let Some(b) = t.bytes {
+            check::count(&join(key, "bytes"), b.0, 1, 1_000_000_000_000_000)?;
+        }
+        check::count(&join(key, "ack_every"), u64::from(t.ack_every), 1, 1_000)?;
+        check::time(&join(key, "delayed_ack_timeout"), t.delayed_ack_timeout.get(), true)?;
+        t.cc.validate().map_err(|e| e.under(&join(key, "cc")))?;
+        t.rtt.validate().map_err(|e| e.under(&join(key, "rtt")))
+    }
+
+    fn check_cbr(&self, key: &str, c: &CbrSpec) -> Check {
+        self.check_flow_ends(key, &c.node, &c.to, c.start, c.stop)?;
+        check::packet_bytes(&join(key, "packet_size"), c.packet_size.0, 1)?;
+        check::count(&join(key, "packet_size"), c.packet_size.0, 1, 65_507)?;
+        // At most MAX_RATE datagrams a second.
+        let per_s = c.rate.bps() as f64 / (8.0 * c.packet_size.0 as f64);
+        check::rate(&join(key, "rate"), per_s).map_err(|_| {
+            Invalid::new(join(key, "rate"), format!("{per_s} datagrams/s is outside what a run can carry"))
+        })
     }
 
     /// A consumer's prefix must be served by a producer (reachable over links when routes are

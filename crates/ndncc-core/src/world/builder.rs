@@ -5,6 +5,8 @@ use std::collections::VecDeque;
 
 use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer;
+use crate::app::tcp::{TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams};
+use crate::app::udp::{CbrParams, CbrSource, UdpSink};
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
 use crate::event_queue::EventQueue;
 use crate::face::{Egress, Face, FaceCounters, FaceKind, Underlay};
@@ -19,7 +21,7 @@ use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
-use crate::scenario::{ConsumerSpec, Control, ProducerSpec, DEFAULT_PAYLOAD_BYTES};
+use crate::scenario::{CbrSpec, ConsumerSpec, Control, ProducerSpec, TcpSpec, DEFAULT_PAYLOAD_BYTES};
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -81,6 +83,10 @@ pub struct WorldBuilder {
     producers: rustc_hash::FxHashMap<String, u32>,
     /// Node ids by name (the first node of a name, if names repeat).
     node_index: rustc_hash::FxHashMap<String, NodeId>,
+    /// Nodes with IP applications.
+    ip_hosts: Vec<NodeId>,
+    /// The last port handed out to a flow.
+    next_port: u16,
     stall_limit: u64,
 }
 
@@ -99,6 +105,8 @@ impl WorldBuilder {
             face_selection: FaceSelection::All,
             producers: Default::default(),
             node_index: Default::default(),
+            ip_hosts: Vec::new(),
+            next_port: 1022,
             stall_limit: super::STALL_LIMIT,
         }
     }
@@ -392,6 +400,108 @@ impl WorldBuilder {
         stop: Option<SimTime>,
     ) -> AppId {
         self.add_app(name, node, app, start, stop).0
+    }
+
+    /// A TCP flow `name` as `spec` describes it: the sender on `spec.node` (reported as `name`),
+    /// the receiver on `spec.to` (as `name-sink`), each bound to a port of its own. IP routes
+    /// between the two nodes must be installed (`add_ip_route`, or `install_ip_routes`).
+    pub fn add_tcp_flow(&mut self, name: &str, spec: &TcpSpec) -> Result<(AppId, AppId), String> {
+        let me = self.node_named(&format!("app {name}"), &spec.node)?;
+        let to = self.node_named(&format!("app {name}"), &spec.to)?;
+        let (src_port, dst_port) = self.flow_ports();
+        let mss = u32::try_from(spec.mss.0).map_err(|_| format!("app {name}: mss is too large"))?;
+        let sender = TcpSenderParams {
+            name: name.to_owned(),
+            me,
+            dst: to,
+            src_port,
+            dst_port,
+            mss,
+            initial_window: spec.initial_window,
+            bytes: spec.bytes.map(|b| b.0),
+            ecn: spec.ecn,
+            rtt: spec.rtt,
+        };
+        let receiver = TcpReceiverParams {
+            name: format!("{name}-sink"),
+            me: to,
+            src: me,
+            port: dst_port,
+            peer_port: src_port,
+            ack_every: spec.ack_every,
+            delayed_ack_timeout: spec.delayed_ack_timeout.get(),
+            mss,
+        };
+        let tx = TcpSender::new(sender, spec.cc.build(), &mut self.recorder);
+        let rx = TcpReceiver::new(receiver, &mut self.recorder);
+        let start = SimTime::ZERO + spec.start.get();
+        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
+        let tx_id = self.add_app(name, me, Box::new(tx), start, stop).0;
+        let rx_id = self.add_app(&format!("{name}-sink"), to, Box::new(rx), SimTime::ZERO, None).0;
+        self.bind_port(tx_id, src_port)?;
+        self.bind_port(rx_id, dst_port)?;
+        self.ip_hosts.extend([me, to]);
+        Ok((tx_id, rx_id))
+    }
+
+    /// A constant-bit-rate UDP flow `name`: the source on `spec.node` (reported as `name`), the
+    /// sink on `spec.to` (as `name-sink`).
+    pub fn add_cbr_flow(&mut self, name: &str, spec: &CbrSpec) -> Result<(AppId, AppId), String> {
+        let me = self.node_named(&format!("app {name}"), &spec.node)?;
+        let to = self.node_named(&format!("app {name}"), &spec.to)?;
+        let (src_port, dst_port) = self.flow_ports();
+        let payload = u32::try_from(spec.packet_size.0).map_err(|_| format!("app {name}: packet_size is too large"))?;
+        let per_s = spec.rate.bps() as f64 / (8.0 * f64::from(payload.max(1)));
+        let params = CbrParams {
+            name: name.to_owned(),
+            me,
+            dst: to,
+            src_port,
+            dst_port,
+            payload,
+            interval: SimDuration::from_secs_f64(1.0 / per_s),
+            ecn: spec.ecn,
+        };
+        let sink = UdpSink::new(&format!("{name}-sink"), payload, &mut self.recorder);
+        let start = SimTime::ZERO + spec.start.get();
+        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
+        let tx_id = self.add_app(name, me, Box::new(CbrSource::new(params)), start, stop).0;
+        let rx_id = self.add_app(&format!("{name}-sink"), to, Box::new(sink), SimTime::ZERO, None).0;
+        self.bind_port(rx_id, dst_port)?;
+        self.ip_hosts.extend([me, to]);
+        Ok((tx_id, rx_id))
+    }
+
+    /// A fresh (source, destination) pair of ports for a flow: unique across the world.
+    fn flow_ports(&mut self) -> (u16, u16) {
+        self.next_port = self.next_port.wrapping_add(2).max(1024);
+        (self.next_port, self.next_port.wrapping_add(1))
+    }
+
+    /// The nodes that send or receive IP traffic (the destinations `install_ip_routes` needs).
+    pub fn ip_hosts(&self) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = self.ip_hosts.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// IP routes on every node towards each of `destinations`, along shortest paths of `graph`
+    /// (whose nodes are this world's node indices and whose edges are its links, in order).
+    pub fn install_ip_routes(&mut self, graph: &crate::routing::Graph, destinations: &[NodeId]) {
+        for &dst in destinations {
+            let dist = graph.distances(&[dst.idx()]);
+            for u in 0..self.nodes.len() {
+                if u == dst.idx() {
+                    continue;
+                }
+                if let Some(&(v, _, _)) = graph.next_hops(u, &dist, false).first() {
+                    if let Some(face) = self.face_between(NodeId(u as u32), NodeId(v as u32)) {
+                        self.add_ip_route(NodeId(u as u32), dst, face);
+                    }
+                }
+            }
+        }
     }
 
     /// The face application `app` is attached by.

@@ -224,23 +224,31 @@ impl World {
     /// The transmitter is idle at `now`: take the next packet and put it on the wire.
     fn start_tx(&mut self, face: FaceId) {
         let now = self.now();
-        let f = &mut self.faces[face.idx()];
-        if !matches!(f.kind, FaceKind::Link { .. }) {
+        if !matches!(self.faces[face.idx()].kind, FaceKind::Link { .. }) {
             return;
         }
-        let Some(eg) = f.egress.as_mut() else { return };
-        let mut dropped = std::mem::take(&mut self.dropped);
-        let next = eg.queue.dequeue(now, &mut dropped);
-        for p in dropped.drain(..) {
-            self.tap(face, TapPoint::Drop(DropCause::Aqm), &p);
-        }
-        self.dropped = dropped;
-        let Some(d) = next else { return };
-        let mut p = d.packet;
-        if d.mark {
-            p.mark = p.mark.max(1);
-            self.faces[face.idx()].counters.marks += 1;
-        }
+        let mut p = loop {
+            let Some(eg) = self.faces[face.idx()].egress.as_mut() else { return };
+            let mut dropped = std::mem::take(&mut self.dropped);
+            let next = eg.queue.dequeue(now, &mut dropped);
+            for p in dropped.drain(..) {
+                self.tap(face, TapPoint::Drop(DropCause::Aqm), &p);
+            }
+            self.dropped = dropped;
+            let Some(d) = next else { return };
+            let mut p = d.packet;
+            if d.mark {
+                // An IP packet that is not ECN-capable cannot carry a mark: the AQM drops it
+                // (RFC 3168 §5), and the next one is taken.
+                if p.ip().is_some_and(|ip| !ip.ecn_capable) {
+                    self.tap(face, TapPoint::Drop(DropCause::Aqm), &p);
+                    continue;
+                }
+                p.mark = p.mark.max(1);
+                self.faces[face.idx()].counters.marks += 1;
+            }
+            break p;
+        };
         if self.faces[face.idx()].link_service.is_some() {
             self.call_link_service(face, |s, ctx| s.on_transmit(ctx, &mut p));
         }

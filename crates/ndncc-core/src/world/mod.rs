@@ -650,6 +650,12 @@ impl World {
             row("drops_underlay", c.drops_underlay as f64, "packets");
             row("marks", c.marks as f64, "packets");
             row("max_queue_packets", c.max_queue_packets as f64, "packets");
+            // Bytes of the other protocols appear only on faces that carried them.
+            for (m, v) in [("ip_bytes_sent", c.ip_bytes_sent), ("mcast_bytes_sent", c.mcast_bytes_sent)] {
+                if v > 0 {
+                    row(m, v as f64, "bytes");
+                }
+            }
             if secs > 0.0 {
                 row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), "ratio");
             }
@@ -668,6 +674,24 @@ impl World {
                 if v > 0 {
                     row(m, v as f64);
                 }
+            }
+        }
+        // Fairness across the flows that report a throughput (consumers and TCP senders):
+        // each one's share of their total, and Jain's index (Σx)² / (n·Σx²).
+        let flows: Vec<(String, f64)> = out
+            .iter()
+            .filter(|r| (r.kind == "consumer" || r.kind == "tcp") && r.metric == "throughput_kbps")
+            .map(|r| (r.entity.clone(), r.value))
+            .collect();
+        if flows.len() >= 2 {
+            let total: f64 = flows.iter().map(|(_, x)| x).sum();
+            let squares: f64 = flows.iter().map(|(_, x)| x * x).sum();
+            if total > 0.0 {
+                for (name, x) in &flows {
+                    out.push(SummaryRow::new(name, "flow", "share", x / total, "ratio"));
+                }
+                let jain = total * total / (flows.len() as f64 * squares);
+                out.push(SummaryRow::new("run", "run", "jain_index", jain, "ratio"));
             }
         }
         let ok = self.conservation().iter().all(|(_, c)| c.holds());

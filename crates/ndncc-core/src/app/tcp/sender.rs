@@ -1,0 +1,558 @@
+//! The TCP sender: a bulk transfer of N bytes (or until stopped) under NewReno's loss recovery
+//! (RFC 5681, RFC 6582) and the RFC 6298 retransmission timer, with the window growth and the
+//! post-loss threshold left to a `TcpControl`.
+//!
+//! ```text
+//!  ACK, new data ─┬─ in fast recovery: ack ≥ recover ? full ACK: cwnd = min(ssthresh,
+//!                 │      max(flight, MSS) + MSS), leave recovery
+//!                 │                    : partial ACK: resend snd_una, cwnd −= acked (+ MSS
+//!                 │      if acked ≥ MSS), restart the timer on the first partial ACK only
+//!                 └─ else: cwnd < ssthresh ? cwnd += min(acked, MSS) : control.on_ack
+//!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's;
+//!      resend snd_una; cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
+//!  ECN echo (at most once per window, outside recovery): ssthresh = control's; cwnd = ssthresh
+//!  timeout: ssthresh = control's; cwnd = one MSS; recover = highest sent; go back to snd_una;
+//!      RTO doubles (Karn: no RTT sample from a resent segment)
+//! ```
+//!
+//! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK and
+//! no limited transmit.
+
+use std::collections::VecDeque;
+
+use crate::app::{AppCtx, Application};
+use crate::cc::tcp::{TcpAck, TcpControl, TcpLoss};
+use crate::ids::NodeId;
+use crate::packet::{Header, Ip, Packet, Tcp, TcpFlags, Transport};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::rtt::{RttConfig, RttEstimator};
+use crate::time::{SimDuration, SimTime};
+
+/// IPv4 (20 B) and TCP (20 B) headers: what every segment adds to its payload on the wire.
+pub const HEADER_BYTES: u32 = 40;
+
+/// A TCP sender's settings.
+#[derive(Clone, Debug)]
+pub struct TcpSenderParams {
+    pub name: String,
+    pub me: NodeId,
+    pub dst: NodeId,
+    pub src_port: u16,
+    pub dst_port: u16,
+    /// Maximum segment size [bytes of payload].
+    pub mss: u32,
+    /// Initial window [segments] (RFC 6928: 10).
+    pub initial_window: u32,
+    /// Bytes to send; `None` = until stopped.
+    pub bytes: Option<u64>,
+    /// Mark segments ECN-capable and react to ECN echoes.
+    pub ecn: bool,
+    pub rtt: RttConfig,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    segments_sent: u64,
+    retransmissions: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    ecn_reductions: u64,
+    rtt_sum_s: f64,
+    rtt_samples: u64,
+}
+
+struct Ids {
+    me: EntityId,
+    cwnd: MetricId,
+    ssthresh: MetricId,
+    rtt: MetricId,
+    rto: MetricId,
+    timeout: MetricId,
+    acked: MetricId,
+}
+
+/// A segment sent and not yet acknowledged: where it starts, when it (last) left, whether it
+/// was ever sent again (Karn's rule).
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    start: u64,
+    end: u64,
+    at: SimTime,
+    resent: bool,
+}
+
+pub struct TcpSender {
+    p: TcpSenderParams,
+    control: Box<dyn TcpControl>,
+    rtt: RttEstimator,
+    pub(crate) snd_una: u64,
+    pub(crate) snd_nxt: u64,
+    /// The highest sequence number sent so far, plus one.
+    high_sent: u64,
+    pub(crate) cwnd: f64,
+    pub(crate) ssthresh: f64,
+    dupacks: u32,
+    pub(crate) in_recovery: bool,
+    /// RFC 6582's `recover`: the highest sequence number sent when the last recovery began.
+    recover: Option<u64>,
+    /// A partial ACK has already restarted the timer in this recovery.
+    partial_restarted: bool,
+    /// No ECN reduction until snd_una passes this.
+    ecn_recover: u64,
+    /// Set CWR on the next new segment.
+    cwr_pending: bool,
+    sent: VecDeque<Sent>,
+    rto_deadline: Option<SimTime>,
+    sending: bool,
+    started_at: Option<SimTime>,
+    stopped_at: Option<SimTime>,
+    completed_at: Option<SimTime>,
+    c: Counters,
+    ids: Ids,
+}
+
+impl TcpSender {
+    pub fn new(p: TcpSenderParams, control: Box<dyn TcpControl>, rec: &mut Recorder) -> TcpSender {
+        let me = rec.entity(&p.name);
+        let mut m = |n: &str| rec.metric(n);
+        let ids = Ids {
+            me,
+            cwnd: m("cwnd"),
+            ssthresh: m("ssthresh"),
+            rtt: m("rtt"),
+            rto: m("rto"),
+            timeout: m("timeout"),
+            acked: m("bytes_acked"),
+        };
+        let cwnd = f64::from(p.initial_window.max(1)) * f64::from(p.mss);
+        TcpSender {
+            rtt: RttEstimator::new(p.rtt),
+            p,
+            control,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_sent: 0,
+            cwnd,
+            ssthresh: f64::INFINITY,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_restarted: false,
+            ecn_recover: 0,
+            cwr_pending: false,
+            sent: VecDeque::new(),
+            rto_deadline: None,
+            sending: false,
+            started_at: None,
+            stopped_at: None,
+            completed_at: None,
+            c: Counters::default(),
+            ids,
+        }
+    }
+
+    fn mss(&self) -> u64 {
+        u64::from(self.p.mss)
+    }
+
+    fn flight(&self) -> u64 {
+        self.high_sent.saturating_sub(self.snd_una)
+    }
+
+    /// The end of the data: all bytes, or what has been sent when stopped.
+    fn data_end(&self) -> Option<u64> {
+        match (self.p.bytes, self.sending) {
+            (Some(n), _) => Some(n),
+            (None, true) => None,
+            (None, false) => Some(self.high_sent),
+        }
+    }
+
+    fn segment(&mut self, ctx: &mut AppCtx, start: u64, resend: bool) -> u64 {
+        let end = match self.data_end() {
+            Some(e) => (start + self.mss()).min(e),
+            None => start + self.mss(),
+        };
+        let len = (end - start) as u32;
+        let mut flags = TcpFlags::ACK;
+        if self.cwr_pending && !resend {
+            flags = flags.with(TcpFlags::CWR);
+            self.cwr_pending = false;
+        }
+        let tcp = Tcp {
+            src_port: self.p.src_port,
+            dst_port: self.p.dst_port,
+            seq: start,
+            ack: 0,
+            flags,
+            window: u32::MAX,
+            len,
+        };
+        let ip = Ip { src: self.p.me, dst: self.p.dst, ecn_capable: self.p.ecn, transport: Transport::Tcp(tcp) };
+        ctx.send(Packet::new(Header::Ip(ip), len + HEADER_BYTES));
+        self.c.segments_sent += 1;
+        if resend {
+            self.c.retransmissions += 1;
+        }
+        // Keep one record per segment start; a resend marks it (Karn's rule).
+        match self.sent.binary_search_by_key(&start, |s| s.start) {
+            Ok(i) => {
+                let s = &mut self.sent[i];
+                s.at = ctx.now;
+                s.resent |= resend;
+            }
+            Err(i) => self.sent.insert(i, Sent { start, end, at: ctx.now, resent: resend }),
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(ctx.now + self.rtt.rto());
+        }
+        end
+    }
+
+    /// Send new (or gone-back-to) data while the window allows.
+    fn pump(&mut self, ctx: &mut AppCtx) {
+        loop {
+            if self.data_end().is_some_and(|e| self.snd_nxt >= e) {
+                break;
+            }
+            if !self.sending && self.snd_nxt >= self.high_sent {
+                break;
+            }
+            // Whole segments only: another may go while flight + MSS fits the window (and one
+            // always may when nothing is in flight).
+            let flight = self.snd_nxt - self.snd_una;
+            if flight > 0 && (flight + self.mss()) as f64 > self.cwnd {
+                break;
+            }
+            let resend = self.snd_nxt < self.high_sent;
+            let end = self.segment(ctx, self.snd_nxt, resend);
+            self.snd_nxt = end;
+            self.high_sent = self.high_sent.max(end);
+        }
+    }
+
+    fn loss(&self, now: SimTime) -> TcpLoss {
+        TcpLoss { now, cwnd: self.cwnd, flight: self.flight(), mss: self.p.mss }
+    }
+
+    /// ssthresh after a congestion event: the controller's, at least two segments.
+    fn loss_threshold(&mut self, now: SimTime) -> f64 {
+        let ev = self.loss(now);
+        self.control.ssthresh_after(&ev).max(2.0 * self.mss() as f64)
+    }
+
+    fn on_ack(&mut self, ctx: &mut AppCtx, tcp: &Tcp) {
+        let ack = tcp.ack.min(self.high_sent);
+        let mss = self.mss() as f64;
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.sample_rtt(ctx, ack);
+            if self.in_recovery {
+                if self.recover.is_some_and(|r| ack > r) {
+                    // Full ACK (RFC 6582 §3.2 step 3, option 1).
+                    self.cwnd = self.ssthresh.min((self.flight() as f64).max(mss) + mss);
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                } else {
+                    // Partial ACK: resend the next hole, deflate by what was acknowledged.
+                    self.segment(ctx, self.snd_una, true);
+                    self.cwnd = (self.cwnd - acked as f64).max(mss);
+                    if acked >= self.mss() {
+                        self.cwnd += mss;
+                    }
+                    if !self.partial_restarted {
+                        self.partial_restarted = true;
+                        self.rto_deadline = Some(ctx.now + self.rtt.rto());
+                    }
+                }
+            } else {
+                self.dupacks = 0;
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += (acked as f64).min(mss);
+                } else {
+                    let ev = TcpAck { now: ctx.now, cwnd: self.cwnd, acked, mss: self.p.mss, srtt: self.rtt.srtt() };
+                    self.cwnd = self.control.on_ack(&ev);
+                }
+            }
+            if !self.in_recovery || !self.partial_restarted {
+                self.rto_deadline = (self.snd_una < self.high_sent).then(|| ctx.now + self.rtt.rto());
+            }
+            if self.completed_at.is_none() && self.p.bytes.is_some_and(|n| self.snd_una >= n) {
+                self.completed_at = Some(ctx.now);
+                self.rto_deadline = None;
+            }
+        } else if ack == self.snd_una && self.snd_una < self.high_sent && tcp.len == 0 {
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.cwnd += mss;
+            } else if self.dupacks == 3 && self.recover.is_none_or(|r| ack > r) {
+                self.c.fast_retransmits += 1;
+                self.recover = Some(self.high_sent.saturating_sub(1));
+                self.ssthresh = self.loss_threshold(ctx.now);
+                self.segment(ctx, self.snd_una, true);
+                self.cwnd = self.ssthresh + 3.0 * mss;
+                self.in_recovery = true;
+                self.partial_restarted = false;
+            }
+        }
+        if self.p.ecn && tcp.flags.contains(TcpFlags::ECE) && !self.in_recovery && self.snd_una > self.ecn_recover {
+            self.c.ecn_reductions += 1;
+            self.ssthresh = self.loss_threshold(ctx.now);
+            self.cwnd = self.ssthresh;
+            self.ecn_recover = self.high_sent;
+            self.cwr_pending = true;
+        }
+        self.pump(ctx);
+    }
+
+    /// RTT sample from the last segment this ACK covers entirely, unless it was ever resent.
+    fn sample_rtt(&mut self, ctx: &mut AppCtx, ack: u64) {
+        let mut last = None;
+        while self.sent.front().is_some_and(|s| s.end <= ack) {
+            last = self.sent.pop_front();
+        }
+        if let Some(s) = last.filter(|s| !s.resent) {
+            let r = ctx.now.saturating_since(s.at);
+            self.rtt.add_sample(r);
+            self.c.rtt_sum_s += r.as_secs_f64();
+            self.c.rtt_samples += 1;
+            ctx.recorder.event(ctx.now, self.ids.me, self.ids.rtt, r.as_secs_f64());
+            ctx.recorder.event(ctx.now, self.ids.me, self.ids.rto, self.rtt.rto().as_secs_f64());
+        }
+    }
+
+    fn on_timeout(&mut self, ctx: &mut AppCtx) {
+        self.c.timeouts += 1;
+        ctx.recorder.event(ctx.now, self.ids.me, self.ids.timeout, self.snd_una as f64);
+        self.ssthresh = self.loss_threshold(ctx.now);
+        self.cwnd = self.mss() as f64;
+        self.recover = Some(self.high_sent.saturating_sub(1));
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.rtt.backoff();
+        for s in &mut self.sent {
+            s.resent = true;
+        }
+        // Go back to the first unacknowledged byte and resend from there.
+        self.snd_nxt = self.snd_una;
+        self.rto_deadline = None;
+        self.pump(ctx);
+        if self.rto_deadline.is_none() && self.snd_una < self.high_sent {
+            self.rto_deadline = Some(ctx.now + self.rtt.rto());
+        }
+    }
+
+    fn request_wake(&self, ctx: &mut AppCtx) {
+        if let Some(d) = self.rto_deadline {
+            ctx.wake_at(d);
+        }
+    }
+}
+
+impl Application for TcpSender {
+    fn on_start(&mut self, ctx: &mut AppCtx) {
+        self.sending = true;
+        self.started_at = Some(ctx.now);
+        self.pump(ctx);
+        self.request_wake(ctx);
+    }
+
+    fn on_stop(&mut self, ctx: &mut AppCtx) {
+        // No new data after this; what was sent is still delivered.
+        self.sending = false;
+        self.stopped_at = Some(ctx.now);
+    }
+
+    fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
+        if let Some(Ip { transport: Transport::Tcp(tcp), .. }) = packet.ip() {
+            if tcp.flags.contains(TcpFlags::ACK) {
+                self.on_ack(ctx, tcp);
+            }
+        }
+        self.request_wake(ctx);
+    }
+
+    fn on_wake(&mut self, ctx: &mut AppCtx) {
+        if self.rto_deadline.is_some_and(|d| d <= ctx.now) {
+            self.on_timeout(ctx);
+        }
+        self.request_wake(ctx);
+    }
+
+    fn sample(&self, now: SimTime, rec: &mut Recorder) {
+        rec.sample(now, self.ids.me, self.ids.cwnd, self.cwnd);
+        if self.ssthresh.is_finite() {
+            rec.sample(now, self.ids.me, self.ids.ssthresh, self.ssthresh);
+        }
+        rec.sample(now, self.ids.me, self.ids.acked, self.snd_una as f64);
+        crate::app::consumer::record_metrics(now, self.ids.me, rec, |out| self.control.metrics(out));
+    }
+
+    fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
+        let n = self.p.name.as_str();
+        let c = &self.c;
+        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "tcp", m, v, u));
+        row("bytes_acked", self.snd_una as f64, "bytes");
+        row("segments_sent", c.segments_sent as f64, "packets");
+        row("retransmissions", c.retransmissions as f64, "packets");
+        row("timeouts", c.timeouts as f64, "events");
+        row("fast_retransmits", c.fast_retransmits as f64, "events");
+        row("ecn_reductions", c.ecn_reductions as f64, "events");
+        let start = self.started_at.unwrap_or(end);
+        if let Some(done) = self.completed_at {
+            row("download_time_s", done.saturating_since(start).as_secs_f64(), "s");
+        }
+        row("completed", f64::from(u8::from(self.completed_at.is_some())), "bool");
+        let active_end = self.completed_at.unwrap_or(end).min(end);
+        let active = active_end.saturating_since(start).as_secs_f64();
+        if active > 0.0 {
+            row("throughput_kbps", self.snd_una as f64 * 8.0 / active / 1e3, "kbit/s");
+        }
+        if c.rtt_samples > 0 {
+            row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, "ms");
+        }
+        if c.segments_sent > 0 {
+            row("retx_per_segment", c.retransmissions as f64 / c.segments_sent as f64, "ratio");
+        }
+        let _ = self.stopped_at;
+    }
+}
+
+/// RFC 6298's timer constants for TCP: RTO = SRTT + 4·RTTVAR, at least 1 s (RFC 6298 §2.4),
+/// at most 60 s, doubling per timeout.
+pub fn tcp_rtt_config() -> RttConfig {
+    RttConfig {
+        min_rto: crate::units::Duration::from_secs(1),
+        max_rto: crate::units::Duration::from_secs(60),
+        max_backoff: 64,
+        ..RttConfig::default()
+    }
+}
+
+/// Time a segment of `payload` bytes takes on a link of `bps` [for tests and documentation].
+pub fn segment_time(payload: u32, bps: u64) -> SimDuration {
+    SimDuration::transmission(u64::from(payload + HEADER_BYTES), bps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::tcp::NewRenoConfig;
+    use crate::plugin::Plugin;
+
+    const MSS: u32 = 1000;
+
+    fn sender(bytes: Option<u64>, iw: u32) -> (TcpSender, Recorder) {
+        let mut rec = Recorder::new(false);
+        let p = TcpSenderParams {
+            name: "t".into(),
+            me: NodeId(0),
+            dst: NodeId(1),
+            src_port: 1,
+            dst_port: 2,
+            mss: MSS,
+            initial_window: iw,
+            bytes,
+            ecn: false,
+            rtt: tcp_rtt_config(),
+        };
+        let s = TcpSender::new(p, NewRenoConfig::default().build(), &mut rec);
+        (s, rec)
+    }
+
+    fn at_ms(ms: u64) -> SimTime {
+        SimTime(SimDuration::from_millis(ms).nanos())
+    }
+
+    /// Run `f` at `ms`; return the starts of the segments it sent.
+    fn step(s: &mut TcpSender, rec: &mut Recorder, ms: u64, f: impl FnOnce(&mut TcpSender, &mut AppCtx)) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut ctx = AppCtx::new(at_ms(ms), &mut out, rec);
+        f(s, &mut ctx);
+        out.iter()
+            .filter_map(|p| match p.ip() {
+                Some(Ip { transport: Transport::Tcp(t), .. }) => Some(t.seq),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn ack(n: u64) -> Packet {
+        let tcp = Tcp { src_port: 2, dst_port: 1, seq: 0, ack: n, flags: TcpFlags::ACK, window: u32::MAX, len: 0 };
+        Packet::new(
+            Header::Ip(Ip { src: NodeId(1), dst: NodeId(0), ecn_capable: false, transport: Transport::Tcp(tcp) }),
+            40,
+        )
+    }
+
+    #[test]
+    fn the_first_flight_is_the_initial_window_of_full_segments_with_headers() {
+        let (mut s, mut rec) = sender(None, 10);
+        let mut out = Vec::new();
+        let mut ctx = AppCtx::new(SimTime::ZERO, &mut out, &mut rec);
+        s.on_start(&mut ctx);
+        assert_eq!(out.len(), 10);
+        assert!(out.iter().all(|p| p.size == MSS + HEADER_BYTES));
+    }
+
+    #[test]
+    fn slow_start_adds_one_segment_per_acknowledged_segment() {
+        // IW 2: segments 0 and 1000. An ACK of both (a delayed ACK) adds min(2000, MSS) = one
+        // segment (RFC 5681 §3.1): cwnd 3,000, three new segments go out.
+        let (mut s, mut rec) = sender(None, 2);
+        assert_eq!(step(&mut s, &mut rec, 0, |s, c| s.on_start(c)), vec![0, 1000]);
+        let sent = step(&mut s, &mut rec, 50, |s, c| s.on_packet(c, &ack(2000)));
+        assert_eq!(s.cwnd, 3000.0);
+        assert_eq!(sent, vec![2000, 3000, 4000]);
+        // Three more ACKs, one segment each: 3,000 → 6,000.
+        for (t, a) in [(100, 3000), (101, 4000), (102, 5000)] {
+            step(&mut s, &mut rec, t, |s, c| s.on_packet(c, &ack(a)));
+        }
+        assert_eq!(s.cwnd, 6000.0);
+    }
+
+    #[test]
+    fn three_duplicates_start_fast_recovery_and_a_partial_ack_resends_the_next_hole() {
+        // IW 10: segments 0..9 (bytes 0..10,000). Segments 0 and 3 are lost; ACKs of 1, 2 and
+        // 4.. are duplicates of 0.
+        let (mut s, mut rec) = sender(Some(10_000), 10);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        for t in 1..=2 {
+            assert!(step(&mut s, &mut rec, 50 + t, |s, c| s.on_packet(c, &ack(0))).is_empty());
+        }
+        // The 3rd duplicate: flight 10,000 → ssthresh 5,000; resend 0; cwnd 5,000 + 3,000.
+        let sent = step(&mut s, &mut rec, 53, |s, c| s.on_packet(c, &ack(0)));
+        assert_eq!(sent, vec![0]);
+        assert!(s.in_recovery);
+        assert_eq!((s.ssthresh, s.cwnd), (5000.0, 8000.0));
+        // The resent 0 fills up to 3,000 (segment 3 is lost): a partial ACK. Resend 3,000;
+        // cwnd = 8,000 − 3,000 acknowledged + one MSS = 6,000.
+        let sent = step(&mut s, &mut rec, 120, |s, c| s.on_packet(c, &ack(3000)));
+        assert_eq!(sent, vec![3000]);
+        assert!(s.in_recovery);
+        assert_eq!(s.cwnd, 6000.0);
+        // The full ACK (everything, past recover = 9,999): nothing is left in flight, so
+        // cwnd = min(ssthresh 5,000, max(flight 0, MSS) + MSS) = 2,000.
+        step(&mut s, &mut rec, 190, |s, c| s.on_packet(c, &ack(10_000)));
+        assert!(!s.in_recovery);
+        assert_eq!(s.cwnd, 2000.0);
+    }
+
+    #[test]
+    fn a_timeout_goes_back_to_one_segment_and_each_timeout_doubles_the_rto() {
+        // No RTT sample yet: RTO 1 s. At 1 s: ssthresh = max(10,000 / 2, 2,000), cwnd one MSS,
+        // segment 0 resent; the next timeout is 2 s later, then 4 s.
+        let (mut s, mut rec) = sender(None, 10);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert_eq!(s.rto_deadline, Some(at_ms(1000)));
+        let sent = step(&mut s, &mut rec, 1000, |s, c| s.on_wake(c));
+        assert_eq!(sent, vec![0]);
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 5000.0));
+        assert_eq!(s.rto_deadline, Some(at_ms(3000)));
+        step(&mut s, &mut rec, 3000, |s, c| s.on_wake(c));
+        assert_eq!(s.rto_deadline, Some(at_ms(7000)));
+        assert_eq!(s.c.timeouts, 2);
+    }
+}
