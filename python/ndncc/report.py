@@ -122,16 +122,19 @@ def experiment_report(
     out_dir: Path,
     headline: Sequence[str] = (),
     headline_flows: Sequence[str] = (),
+    headline_rows: Optional[Sequence[Row]] = None,
 ) -> str:
     """The page of one reproduction: its discussion, the comparison with the seed, the headline
     figures per variant, its figures, and links to the run folders inside it. Every row is in
-    ``summary.json``; without headline metrics the page lists them all."""
+    ``summary.json``; without headline metrics the page lists them all. ``headline_rows`` (default:
+    all rows) are the ones the headline table shows, e.g. without per-seed replicas."""
     runs = sorted(p.parent.name for p in out_dir.glob(f"*/{output.REPORT}"))
     parts = [f"# {name}: {title}", ""]
     notes = out_dir / NOTES
     if notes.is_file():
         parts += [notes.read_text().strip(), ""]
-    head = headline_table(rows, headline, headline_flows) if headline else None
+    shown = rows if headline_rows is None else headline_rows
+    head = headline_table(shown, headline, headline_flows) if headline else None
     if head:
         comparison = comparison_table(rows)
         if comparison:

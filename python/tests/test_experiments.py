@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ndncc import experiments
+from ndncc.experiments.claims import CLAIMS, Check, Notes, recheck
 
 
 def _run(name: str, tmp_path: Path) -> tuple[list[dict], Path]:
@@ -25,6 +26,8 @@ def _value(rows: list[dict], variant: str, flow: str, metric: str) -> float:
 
 def _common_outputs(folder: Path, rows: list[dict]) -> None:
     assert json.loads((folder / "summary.json").read_text()) == rows
+    # Every report sentence is true for the (quick) run that wrote it.
+    assert _claims_agree_with_the_table(folder) >= 5
     report = (folder / "report.md").read_text()
     assert "## Ours vs seed" in report and "## Headline figures" in report
     assert (folder / "notes.md").read_text().strip() in report
@@ -60,14 +63,58 @@ def test_e3_quick_downloads_finish_and_holes_as_signals_cost_throughput(tmp_path
     assert mean("reno-hole-signal-only") < mean("reno-hole")
 
 
-def test_e4_quick_pcon_with_immediate_marking_has_no_timeouts_and_consumer_window_many(tmp_path):
+def test_e4_quick_consumer_window_stalls_and_ndnsim_28_overshoots_where_27_does_not(tmp_path):
     rows, folder = _run("e4", tmp_path)
     _common_outputs(folder, rows)
     assert _value(rows, "consumer-window", "C", "timeouts") >= 100
     for variant in ("ndnsim-aimd", "ndnsim-cubic", "ndnsim-aimd-2", "ndnsim-cubic-2"):
-        assert _value(rows, variant, "C", "timeouts") == 0.0
         assert _value(rows, variant, "C", "marks") > 0
+    # NFD 0.7's delayed first mark lets slow start overflow the queue; NFD 0.6's does not as far.
+    for law in ("aimd", "cubic"):
+        assert _value(rows, f"ndnsim-{law}", "C", "timeouts") > _value(
+            rows, f"ndnsim-2.7-{law}", "C", "timeouts"
+        )
+        assert _value(rows, f"ndnsim-{law}", "C", "max_window") > _value(
+            rows, f"ndnsim-2.7-{law}", "C", "max_window"
+        )
     assert _value(rows, "pcon-aimd", "C", "timeouts_after_15s") == 0.0
+    # The seed's "no timeouts" is its AIMD claim only.
+    assert [r for r in rows if r["variant"] == "ndnsim-cubic" and r["metric"] == "timeouts"][0][
+        "paper"
+    ] is None
+
+
+def _claims_agree_with_the_table(folder: Path) -> int:
+    summary = json.loads((folder / "summary.json").read_text())
+    claims = json.loads((folder / CLAIMS).read_text())
+    assert claims, "the notes make no checked claim"
+    assert recheck(claims, summary) == []
+    notes = (folder / "notes.md").read_text()
+    assert all(c["text"] in notes for c in claims)
+    return len(claims)
+
+
+@pytest.mark.parametrize("name", ["e1", "e3", "e4"])
+def test_every_report_sentence_is_true_for_the_full_run_that_wrote_it(name, tmp_path):
+    experiments.run(experiments.get(name), tmp_path, quick=False)
+    assert _claims_agree_with_the_table(tmp_path / name) >= 5
+
+
+def test_a_claim_whose_numbers_changed_is_caught():
+    rows = [
+        {"variant": "a", "flow": "C", "metric": "x", "value": 2.0, "paper": None, "unit": ""},
+        {"variant": "b", "flow": "C", "metric": "x", "value": 1.0, "paper": None, "unit": ""},
+    ]
+    nt = Notes(rows)
+    nt.say(
+        f"a ({nt.n('a', 'x')}) is above b",
+        Check(("a", "C", "x"), ">", ("b", "C", "x")),
+        otherwise=f"a ({nt.n('a', 'x')}) is not above b",
+    )
+    assert nt.lines == ["a (2) is above b"] and recheck(nt.claims, rows) == []
+    rows[0]["value"] = 0.5
+    assert len(recheck(nt.claims, rows)) == 2  # the comparison and the quoted number
+    assert Notes(rows).holds(Check(("a", "C", "missing"), ">", 0.0)) is None
 
 
 @pytest.mark.parametrize("name", ["e1", "e3", "e4"])

@@ -44,6 +44,8 @@ class Experiment:
     headline: tuple[str, ...] = ()
     #: The flows those metrics are shown for (all when empty).
     headline_flows: tuple[str, ...] = ()
+    #: Variants left out of the headline table (e.g. per-seed replicas summarised elsewhere).
+    hide_in_headline: Optional[Callable[[str], bool]] = None
 
 
 def no_progress(label: str, done: float, total: float) -> None:
@@ -61,13 +63,17 @@ def add(experiment: Experiment) -> Experiment:
 
 
 def register(
-    name: str, title: str, headline: tuple[str, ...] = (), flows: tuple[str, ...] = ()
+    name: str,
+    title: str,
+    headline: tuple[str, ...] = (),
+    flows: tuple[str, ...] = (),
+    hide_in_headline: Optional[Callable[[str], bool]] = None,
 ) -> Callable[[Reproduce], Reproduce]:
-    """Decorator form of :func:`add` for a module's ``reproduce`` function; ``headline`` and
-    ``flows`` choose the per-variant table of the report page."""
+    """Decorator form of :func:`add` for a module's ``reproduce`` function; ``headline``,
+    ``flows`` and ``hide_in_headline`` choose the per-variant table of the report page."""
 
     def wrap(fn: Reproduce) -> Reproduce:
-        add(Experiment(name, title, fn, tuple(headline), tuple(flows)))
+        add(Experiment(name, title, fn, tuple(headline), tuple(flows), hide_in_headline))
         return fn
 
     return wrap
@@ -105,10 +111,17 @@ def run(
     folder.mkdir(parents=True, exist_ok=True)
     rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
     output.write_summary(folder / output.SUMMARY, rows)
+    hide = experiment.hide_in_headline
     output.write_text(
         folder / output.REPORT,
         report.experiment_report(
-            experiment.name, experiment.title, rows, folder, experiment.headline, experiment.headline_flows
+            experiment.name,
+            experiment.title,
+            rows,
+            folder,
+            experiment.headline,
+            experiment.headline_flows,
+            rows if hide is None else [r for r in rows if not hide(r["variant"])],
         ),
     )
     return rows

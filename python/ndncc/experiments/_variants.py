@@ -101,12 +101,26 @@ def events(res: Result, entity: str, metric: str) -> pl.DataFrame:
     return res.series(metric=metric, entity=entity).sort("t")
 
 
+def decreases_by_cause(res: Result, entity: str) -> tuple[list[float], list[float]]:
+    """Times of an app's window decreases, split into (signalled, timeout): a decrease is the
+    timer's when a timeout of the same app is recorded at the same instant (the timer check that
+    declares the loss shrinks the window in the same step); every other one answered a
+    congestion mark, a NACK or a detected hole."""
+    timeouts = set(events(res, entity, "timeout")["t"].to_list())
+    signalled, timed_out = [], []
+    for t in events(res, entity, "window_decrease")["t"].to_list():
+        (timed_out if t in timeouts else signalled).append(t)
+    return signalled, timed_out
+
+
 def sawtooth_period(res: Result, entity: str, after_s: float) -> Optional[float]:
-    """Mean time between window decreases after ``after_s`` (the slow-start exit is excluded)."""
-    t = events(res, entity, "window_decrease").filter(pl.col("t") >= after_s)["t"].to_list()
-    if len(t) < 2:
-        return None
-    return (t[-1] - t[0]) / (len(t) - 1)
+    """Mean time between signalled window decreases after ``after_s`` (the slow-start exit is
+    excluded), leaving out gaps that contain a timeout decrease: the period of the mark-driven
+    sawtooth alone. ``None`` with fewer than one such gap."""
+    signalled, timed_out = decreases_by_cause(res, entity)
+    signalled = [t for t in signalled if t >= after_s]
+    gaps = [b - a for a, b in zip(signalled, signalled[1:]) if not any(a < t < b for t in timed_out)]
+    return sum(gaps) / len(gaps) if gaps else None
 
 
 def summary_value(res: Result, entity: str, metric: str) -> Optional[float]:

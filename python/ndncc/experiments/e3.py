@@ -13,10 +13,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
 
-from .. import output, plots  # noqa: E402
+from .. import plots, stats  # noqa: E402
 from . import Progress, register  # noqa: E402
-from ._variants import Variant, events, mean_of, num, row, run_variants, summary_value  # noqa: E402
+from ._variants import Variant, events, mean_of, row, run_variants, summary_value  # noqa: E402
+from .claims import Check, Notes  # noqa: E402
 
 SCENARIO = "e3.toml"
 FLOWS = ("C1", "C2")
@@ -39,19 +41,19 @@ AIMD = _paper(52.0, 1605.0, 0.021)
 RENO = _paper(62.0, 1347.0, 0.022)
 
 VARIANTS = [
-    Variant("aimd", SCENARIO, (), AIMD, "Tahoe-like: slow start, +1/W, every timeout back to window 1"),
+    Variant("aimd", SCENARIO, (), {}, "Tahoe-like: slow start, +1/W, every timeout back to window 1"),
     Variant(
         "reno-hole",
         SCENARIO,
         _both('{type="reno-hole"}'),
-        RENO,
+        {},
         "aimd + sequence holes: a hole is retransmitted at once and halves the window",
     ),
     Variant(
         "reno-hole-signal-only",
         SCENARIO,
         _both('{type="reno-hole", retransmit_holes=false}'),
-        RENO,
+        {},
         "a hole halves the window but the segment waits for its timer (one loss: a halving and a timeout)",
     ),
     Variant(
@@ -75,36 +77,80 @@ VARIANTS = [
         {},
         "idea 3: window from the Data arrival rate",
     ),
-    Variant("aimd-queue50", SCENARIO, ("links.R1-R2.queue.packets=50",), AIMD, "bottleneck queue 50 packets"),
+    Variant("aimd-queue50", SCENARIO, ("links.R1-R2.queue.packets=50",), {}, "bottleneck queue 50 packets"),
     Variant(
         "aimd-queue1000",
         SCENARIO,
         ("links.R1-R2.queue.packets=1000",),
-        AIMD,
+        {},
         "bottleneck queue 1,000 packets",
     ),
     Variant(
         "reno-hole-queue50",
         SCENARIO,
         ("links.R1-R2.queue.packets=50", *_both('{type="reno-hole"}')),
-        RENO,
+        {},
         "bottleneck queue 50 packets",
     ),
     Variant(
         "reno-hole-queue1000",
         SCENARIO,
         ("links.R1-R2.queue.packets=1000", *_both('{type="reno-hole"}')),
-        RENO,
+        {},
         "bottleneck queue 1,000 packets",
     ),
     Variant(
         "aimd-loss-on-data-only",
         SCENARIO,
         ('links.R1-R2.loss_ab={type="none"}',),
-        AIMD,
+        {},
         "the 1% loss only on the Data direction (R2->R1); Interests are never lost",
     ),
 ]
+
+#: The link loss makes E3 random: these variants also run on seeds 2..10 (variant `<name>,seed=N`)
+#: and are compared with the seed as the mean over 10 seeds and both flows, with a 95% interval.
+REPLICATED = {"aimd": AIMD, "reno-hole": RENO, "reno-hole-signal-only": RENO, "aimd-loss-on-data-only": AIMD}
+SEEDS = range(1, 11)
+MEAN_FLOW = "C1+C2"
+REPLICATED_METRICS = {
+    "download_time_s": "s",
+    "throughput_kbps": "kbit/s",
+    "loss_rate": "ratio",
+    "timeouts": "events",
+    "mathis_kbps": "kbit/s",
+    "mathis_kbps_at_seed_loss": "kbit/s",
+}
+REPLICAS = [
+    Variant(
+        f"{v.name},seed={seed}",
+        v.scenario,
+        (*v.overrides, f"simulation.seed={seed}"),
+        {},
+        f"{v.name}, seed {seed}",
+    )
+    for v in VARIANTS
+    if v.name in REPLICATED
+    for seed in SEEDS
+    if seed != 1  # seed 1 is the scenario's own: the variant itself
+]
+
+
+def _over_seeds(rows: list[dict]) -> list[dict]:
+    """Per replicated variant: the mean over seeds of the per-run mean of C1 and C2, with the
+    95% half-width (Student's t over the seeds; the two flows of one run are not independent)."""
+    out = []
+    for name, paper in REPLICATED.items():
+        runs = [name, *(f"{name},seed={seed}" for seed in SEEDS if seed != 1)]
+        for metric, unit in REPLICATED_METRICS.items():
+            per_run = [mean_of(rows, r, FLOWS, metric) for r in runs]
+            table = stats.aggregate(pl.DataFrame({"g": [0] * len(per_run), "value": per_run}), ["g"])
+            mean, ci = table["mean"][0], table["ci95"][0]
+            variant = f"{name},{len(runs)} seeds"
+            out.append(row(variant, MEAN_FLOW, metric, mean, unit, paper.get(("C1", metric))))
+            out.append(row(variant, MEAN_FLOW, f"{metric}_ci95", ci, unit))
+    return out
+
 
 QUICK = ("simulation.duration=60s", "apps.C1.file_size=1048576B", "apps.C2.file_size=1048576B")
 
@@ -138,70 +184,186 @@ def _rtt_figure(results: dict, names: list[str], path: Path) -> None:
     plots.write_png(path, fig)
 
 
+#: The seed's AIMD loss rate, at which its 1,605 kbit/s is held against the Mathis approximation.
+SEED_LOSS = 0.021
+PAYLOAD_BITS = 1024 * 8
+
+
+def mathis_kbps(loss: Optional[float], rtt_ms: Optional[float]) -> Optional[float]:
+    """Mathis et al.'s approximation of a loss-driven AIMD window's throughput,
+    (segment / RTT) · √(3/2) / √p, for random loss p per segment (payload bits, kbit/s)."""
+    if not loss or not rtt_ms:
+        return None
+    return PAYLOAD_BITS / (rtt_ms / 1e3) * (1.5 / loss) ** 0.5 / 1e3
+
+
 def _derived(res, v: Variant) -> list[dict]:
-    # Seed 002's loss rate: retransmitted Interests / Data received.
-    return [row(v.name, f, "loss_rate", summary_value(res, f, "retx_per_data"), "ratio") for f in FLOWS]
+    out = []
+    for f in FLOWS:
+        # Seed 002's loss rate: retransmitted Interests / Data received.
+        loss, rtt = summary_value(res, f, "retx_per_data"), summary_value(res, f, "mean_rtt_ms")
+        out += [
+            row(v.name, f, "loss_rate", loss, "ratio"),
+            row(v.name, f, "mathis_kbps", mathis_kbps(loss, rtt), "kbit/s"),
+            row(v.name, f, "mathis_kbps_at_seed_loss", mathis_kbps(SEED_LOSS, rtt), "kbit/s"),
+        ]
+    return out
 
 
-HEADLINE = ("download_time_s", "throughput_kbps", "loss_rate", "timeouts", "retransmissions")
+HEADLINE = (
+    "download_time_s",
+    "download_time_s_ci95",
+    "throughput_kbps",
+    "throughput_kbps_ci95",
+    "loss_rate",
+    "loss_rate_ci95",
+    "timeouts",
+    "retransmissions",
+)
 
 
 @register(
     "e3",
     "AIMD and Reno-like consumers on a lossy dumbbell (seed 002, Mini-NDN)",
     headline=HEADLINE,
-    flows=FLOWS,
+    flows=(*FLOWS, MEAN_FLOW),
+    hide_in_headline=lambda variant: ",seed=" in variant,
 )
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
-    rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
+    rows, results = run_variants(
+        folder, [*VARIANTS, *REPLICAS], progress, QUICK if quick else (), extra=_derived
+    )
+    rows += _over_seeds(rows)
+    results = {name: res for name, res in results.items() if ",seed=" not in name}
     _window_figure(results, folder / "window.png")
     _rtt_figure(results, ["aimd", "reno-hole"], folder / "rtt_rto.png")
-    output.write_text(folder / "notes.md", notes(rows))
+    notes(rows).write(folder)
     return rows
 
 
-def notes(rows: list[dict]) -> str:
-    """The discussion on the report page, with this run's numbers."""
+def notes(rows: list[dict]) -> Notes:
+    """The discussion on the report page: each statement checked on this run's rows."""
+    nt = Notes(rows)
 
-    def m(variant: str, metric: str) -> Optional[float]:
-        return mean_of(rows, variant, FLOWS, metric)
+    def m(variant: str, metric: str) -> str:
+        return nt.n(f"{variant},{len(SEEDS)} seeds", metric, MEAN_FLOW)
 
-    a_kbps, r_kbps = m("aimd", "throughput_kbps"), m("reno-hole", "throughput_kbps")
-    lines = [
-        "Set-up: `scenarios/e3.toml`. Numbers below are the mean of C1 and C2. Assumptions the seed "
-        "leaves open: bottleneck queue 100 packets (50 and 1,000 also shown), Data header 64 B, the "
-        "1% loss applied in each direction (what Mininet's TCLink configures), ndncatchunks-style "
-        "consumer timers (k = 8, RTO 200 ms to 60 s, one RTO doubling per timer check).",
-        "",
-        f"- **aimd**: {num(m('aimd', 'download_time_s'))} s, {num(a_kbps)} kbit/s, loss rate "
-        f"{num(m('aimd', 'loss_rate'))} (seed: 52 s, 1,605 kbit/s, 0.021). The loss rate matches; "
-        "throughput is lower. With 1% loss each way a segment is lost with p ≈ 2%, and a Tahoe-like "
-        "window under random loss p carries about 1.22/√p segments per RTT — at a 60–70 ms RTT about "
-        "1.1 Mbit/s, where we are. The seed's 1,605 kbit/s sits above that bound at its own 2.1% loss.",
-        f"- **aimd-loss-on-data-only** (loss on the Data direction only): {num(m('aimd-loss-on-data-only', 'throughput_kbps'))} "
-        f"kbit/s and {num(m('aimd-loss-on-data-only', 'download_time_s'))} s — close to the seed's "
-        f"throughput and download time — but a loss rate of {num(m('aimd-loss-on-data-only', 'loss_rate'))}, "
-        "half the seed's. The seed's pair of numbers fits neither reading exactly; a consumer that "
-        "also retransmitted spuriously (short timers) with loss on one direction would fit both.",
-        f"- **reno-hole** (ALGORITHMS.md A2: a hole is retransmitted at once and halves the window): "
-        f"{num(r_kbps)} kbit/s, {'above' if (r_kbps or 0) > (a_kbps or 0) else 'below'} aimd's — "
-        "Reno-style fast recovery replaces Tahoe's return to window 1, the textbook result. The seed "
-        "saw reno below aimd (1,347 vs 1,605 kbit/s).",
-        f"- **reno-hole-signal-only** (a hole halves the window but the segment waits for its timer, "
-        f"so one loss costs a halving and a timeout): {num(m('reno-hole-signal-only', 'throughput_kbps'))} "
-        "kbit/s, below aimd as the seed saw; this is our best reading of the seed's implementation.",
-        f"- Idea 1 (**aimd-ss-interest-over-data**): {num(m('aimd-ss-interest-over-data', 'throughput_kbps'))} "
-        "kbit/s. As the seed states it (grow by Interest size / Data size ≈ 0.04 per Data), slow "
-        "start becomes slower than congestion avoidance; the downloads do not finish in the run.",
-        f"- Idea 2 (**reno-hole-k5**, react to every 5th hole): {num(m('reno-hole-k5', 'throughput_kbps'))} "
-        "kbit/s, the best of all variants: random loss stops cutting the window.",
-        f"- Idea 3 (**arrival-rate**): {num(m('arrival-rate', 'throughput_kbps'))} kbit/s.",
-        f"- Queue size barely matters here (aimd: {num(m('aimd-queue50', 'throughput_kbps'))}, "
-        f"{num(a_kbps)}, {num(m('aimd-queue1000', 'throughput_kbps'))} kbit/s for 50, 100, 1,000 "
-        "packets): random loss, not queue overflow, limits these windows.",
-        "",
-        "Variants:",
-        "",
-        *[f"- `{v.name}`: {v.note}" for v in VARIANTS],
-    ]
-    return "\n".join(lines) + "\n"
+    def pm(variant: str, metric: str) -> str:
+        return f"{m(variant, metric)} ± {m(variant, metric + '_ci95')}"
+
+    def ref(variant: str, metric: str) -> tuple[str, str, str]:
+        return (f"{variant},{len(SEEDS)} seeds", MEAN_FLOW, metric)
+
+    def one(variant: str, metric: str) -> str:
+        return nt.n(variant, metric, "C1")
+
+    nt.plain(
+        "Set-up: `scenarios/e3.toml`. The 1% link loss makes the run random: `aimd`, `reno-hole`, "
+        f"`reno-hole-signal-only` and `aimd-loss-on-data-only` run on {len(SEEDS)} seeds and are given as "
+        "the "
+        "mean over seeds of the mean of C1 and C2, ± the 95% interval (Student's t over seeds); the other "
+        "variants are one seed (seed 1, C1 shown). Assumptions the seed leaves open: bottleneck queue 100 "
+        "packets (50 and 1,000 also shown), Data header 64 B, the 1% loss applied in each direction (what "
+        "Mininet's TCLink configures), ndncatchunks-style consumer timers (k = 8, RTO 200 ms to 60 s, one "
+        "RTO "
+        "doubling per timer check)."
+    )
+    nt.plain("")
+    a_kbps, a_mathis, a_seed = (
+        ref("aimd", "throughput_kbps"),
+        ref("aimd", "mathis_kbps"),
+        ref("aimd", "mathis_kbps_at_seed_loss"),
+    )
+    nt.say(
+        f"- **aimd**: {pm('aimd', 'download_time_s')} s, {pm('aimd', 'throughput_kbps')} kbit/s, loss rate "
+        f"{pm('aimd', 'loss_rate')} (seed: 52 s, 1,605 kbit/s, 0.021). Mathis's approximation for a "
+        "loss-driven AIMD window, (segment / RTT) · √(3/(2p)), gives "
+        f"{m('aimd', 'mathis_kbps')} kbit/s at our loss rate and RTT: our throughput is within 30% of it.",
+        Check(a_kbps, ">=", a_mathis, 0.7),
+        Check(a_kbps, "<=", a_mathis, 1.3),
+        otherwise=f"- **aimd**: {pm('aimd', 'download_time_s')} s, {pm('aimd', 'throughput_kbps')} kbit/s, "
+        "loss "
+        f"rate {pm('aimd', 'loss_rate')} (seed: 52 s, 1,605 kbit/s, 0.021); Mathis's approximation gives "
+        f"{m('aimd', 'mathis_kbps')} kbit/s at our loss rate and RTT.",
+    )
+    nt.say(
+        "  At the seed's own 2.1% loss and our RTT the approximation gives "
+        f"{m('aimd', 'mathis_kbps_at_seed_loss')} "
+        "kbit/s, below the seed's 1,605: the seed's consumer carried more than a loss-driven window would, "
+        "or saw a shorter RTT.",
+        Check(a_seed, "<", 1605.0),
+        otherwise=f"  At the seed's own 2.1% loss and our RTT the approximation gives "
+        f"{m('aimd', 'mathis_kbps_at_seed_loss')} kbit/s, consistent with the seed's 1,605.",
+    )
+    d = "aimd-loss-on-data-only"
+    nt.say(
+        f"- **{d}** (loss on the Data direction only): {pm(d, 'throughput_kbps')} kbit/s and "
+        f"{pm(d, 'download_time_s')} s, within 10% of the seed's, but a loss rate of {pm(d, 'loss_rate')}, "
+        "well below the seed's 0.021: the seed's three numbers fit neither reading of its loss.",
+        Check(ref(d, "throughput_kbps"), ">=", 1605.0 * 0.9),
+        Check(ref(d, "throughput_kbps"), "<=", 1605.0 * 1.1),
+        Check(ref(d, "download_time_s"), ">=", 52.0 * 0.9),
+        Check(ref(d, "download_time_s"), "<=", 52.0 * 1.1),
+        Check(ref(d, "loss_rate"), "<", SEED_LOSS * 0.8),
+        otherwise=f"- **{d}** (loss on the Data direction only): {pm(d, 'throughput_kbps')} kbit/s, "
+        f"{pm(d, 'download_time_s')} s, loss rate {pm(d, 'loss_rate')} (seed: 1,605 kbit/s, 52 s, 0.021).",
+    )
+    r = "reno-hole"
+    nt.say(
+        f"- **{r}** (ALGORITHMS.md A2: a hole is retransmitted at once and halves the window): "
+        f"{pm(r, 'throughput_kbps')} kbit/s, above aimd's — fast recovery "
+        "instead of Tahoe's return to window 1, the textbook result. The seed saw reno below aimd (1,347 vs "
+        "1,605 kbit/s).",
+        Check((r + f",{len(SEEDS)} seeds", MEAN_FLOW, "throughput_kbps"), ">", a_kbps),
+        otherwise=f"- **{r}** (a hole is retransmitted at once and halves the window): "
+        f"{pm(r, 'throughput_kbps')} kbit/s, not above aimd's; the seed saw reno below aimd (1,347 vs "
+        "1,605).",
+    )
+    so = "reno-hole-signal-only"
+    nt.say(
+        f"- **{so}** (a hole halves the window but the segment waits for its timer, so one loss costs a "
+        f"halving and a timeout): {pm(so, 'throughput_kbps')} kbit/s, below aimd as the seed saw; our best "
+        "reading of the seed's implementation.",
+        Check(ref(so, "throughput_kbps"), "<", a_kbps),
+        otherwise=f"- **{so}** (a hole halves the window and waits for its timer): "
+        f"{pm(so, 'throughput_kbps')} kbit/s, not below aimd as the seed saw.",
+    )
+    nt.say(
+        "- Idea 1 (**aimd-ss-interest-over-data**, one seed): "
+        f"{one('aimd-ss-interest-over-data', 'throughput_kbps')} "
+        "kbit/s for C1. As the seed states it (grow by Interest size / Data size ≈ 0.04 per Data), slow "
+        "start "
+        "becomes slower than congestion avoidance and the download does not finish in the run.",
+        Check(("aimd-ss-interest-over-data", "C1", "completed"), "==", 0.0),
+        otherwise=f"- Idea 1 (**aimd-ss-interest-over-data**, one seed): "
+        f"{one('aimd-ss-interest-over-data', 'throughput_kbps')} kbit/s for C1.",
+    )
+    nt.say(
+        "- Idea 2 (**reno-hole-k5**, react to every 5th hole; one seed): "
+        f"{one('reno-hole-k5', 'throughput_kbps')} "
+        f"kbit/s for C1, above reno-hole's {one('reno-hole', 'throughput_kbps')} on the same seed: random "
+        "loss "
+        "cuts the window less often.",
+        Check(("reno-hole-k5", "C1", "throughput_kbps"), ">", ("reno-hole", "C1", "throughput_kbps")),
+        otherwise=f"- Idea 2 (**reno-hole-k5**, one seed): {one('reno-hole-k5', 'throughput_kbps')} kbit/s "
+        "for C1.",
+    )
+    nt.say(f"- Idea 3 (**arrival-rate**, one seed): {one('arrival-rate', 'throughput_kbps')} kbit/s for C1.")
+    q = [one(v, "throughput_kbps") for v in ("aimd-queue50", "aimd", "aimd-queue1000")]
+    nt.say(
+        f"- Queue size (aimd, one seed, C1): {q[0]}, {q[1]}, {q[2]} kbit/s for 50, 100, 1,000 packets, "
+        "within "
+        "15% of each other: random loss, not queue overflow, limits these windows.",
+        Check(("aimd-queue50", "C1", "throughput_kbps"), ">=", ("aimd", "C1", "throughput_kbps"), 0.85),
+        Check(("aimd-queue1000", "C1", "throughput_kbps"), ">=", ("aimd", "C1", "throughput_kbps"), 0.85),
+        Check(("aimd-queue50", "C1", "throughput_kbps"), "<=", ("aimd", "C1", "throughput_kbps"), 1.15),
+        Check(("aimd-queue1000", "C1", "throughput_kbps"), "<=", ("aimd", "C1", "throughput_kbps"), 1.15),
+        otherwise=f"- Queue size (aimd, one seed, C1): {q[0]}, {q[1]}, {q[2]} kbit/s for 50, 100, 1,000 "
+        "packets.",
+    )
+    nt.plain("")
+    nt.plain("Variants:")
+    nt.plain("")
+    for v in VARIANTS:
+        nt.plain(f"- `{v.name}`: {v.note}")
+    return nt

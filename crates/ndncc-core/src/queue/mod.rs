@@ -200,12 +200,14 @@ mod tests {
         let q = parse(r#"queue = { type = "codel-mark", limit = 200, target = "5ms", interval = "100ms" }"#).unwrap();
         assert_eq!(q, QueueConfig::CodelMark(CodelMarkConfig::default()));
         assert_eq!(q.kind(), "codel-mark");
-        let q = parse(r#"queue = { type = "nfd-mark", threshold = "32KiB", mark_first_immediately = true }"#).unwrap();
+        let q = r#"queue = { type = "nfd-mark", threshold = "32KiB", rule = "nfd-0.6", decide_at = "enqueue" }"#;
+        let q = parse(q).unwrap();
         assert_eq!(
             q,
             QueueConfig::NfdMark(NfdMarkConfig {
                 threshold: Some(Bytes(32_768)),
-                mark_first_immediately: true,
+                rule: nfd_mark::NfdRule::Nfd06,
+                decide_at: nfd_mark::DecideAt::Enqueue,
                 ..NfdMarkConfig::default()
             })
         );
