@@ -18,11 +18,13 @@ from ._core import (
     StalledError,
     __version__,
 )
+from .errors import BadInput
 from .result import Result, RunStats
 from .scenario import Scenario, load, load_str
 from .sweep import SweepResult, sweep
 
 __all__ = [
+    "BadInput",
     "BuildError",
     "InternalError",
     "Interrupted",

@@ -87,3 +87,6 @@ class BuildError(NdnccError):
 
 class Interrupted(NdnccError): ...
 class InternalError(NdnccError): ...
+
+def _panic(message: str) -> None:
+    """Panics on purpose (tests of how an engine crash reaches the user)."""

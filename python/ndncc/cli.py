@@ -7,6 +7,7 @@ code (2 bad input, 1 internal error, 130 interrupted), never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +22,8 @@ from rich.table import Table
 from . import _core, experiments, output, report, sweepplot, sweepstore
 from .errors import BadInput, describe, guarded
 from .grid import parse_option
-from .scenario import Scenario, load
+from .result import is_run_folder
+from .scenario import Scenario, check_seed, load
 from .sweep import Status
 from .sweep import sweep as run_sweep
 
@@ -93,9 +95,9 @@ def run_with_progress(scenario: Scenario, seed: Optional[int]):
 def run(
     scenario: ScenarioArg,
     out: Annotated[
-        Optional[Path], typer.Option("--out", "-o", help="Output folder (default: runs/<scenario name>).")
+        Optional[str], typer.Option("--out", "-o", help="Output folder (default: runs/<scenario name>).")
     ] = None,
-    seed: Annotated[Optional[int], typer.Option(min=0, help="Seed instead of the scenario's.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed instead of the scenario's.")] = None,
     set_: SetOption = None,
     figures: Annotated[
         bool,
@@ -105,12 +107,22 @@ def run(
             "draws them later).",
         ),
     ] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite", help="Replace the output folder even if it holds more than an earlier run."
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario and write its output folder (data, summary and report)."""
+    if seed is not None:
+        check_seed(seed)
     sc = load(scenario, set_ or [])
+    folder = output.folder_path(out) if out is not None else output.default_folder(sc.name)
+    # Refused before the run rather than after it.
+    output.check_target(Path(os.path.abspath(folder)), is_run_folder, overwrite)
     result = run_with_progress(sc, seed)
-    folder = out or Path("runs") / sc.name
-    result.save(folder, figures=figures)
+    result.save(folder, figures=figures, overwrite=overwrite)
     s = result.stats
     typer.echo(
         f"{sc.name}: seed {result.seed}, {s.sim_seconds:g} s simulated in {s.wall_seconds:.2f} s, "
@@ -203,14 +215,14 @@ def sweep(
         ),
     ] = None,
     seeds: Annotated[
-        Optional[int], typer.Option(min=1, help="Seeds 1..N per point (default: the sweep file's or 10).")
+        Optional[int], typer.Option(help="Seeds 1..N per point (default: the sweep file's or 10).")
     ] = None,
     set_: SetOption = None,
     out: Annotated[
-        Optional[Path], typer.Option("--out", "-o", help="Sweep folder (default: runs/<name>-sweep).")
+        Optional[str], typer.Option("--out", "-o", help="Sweep folder (default: runs/<name>-sweep).")
     ] = None,
     workers: Annotated[
-        Optional[int], typer.Option(min=1, help="Local worker processes (default: one per core).")
+        Optional[int], typer.Option(help="Local worker processes (default: one per core).")
     ] = None,
     dask: Annotated[
         Optional[str], typer.Option(metavar="ADDRESS", help="Run on this Dask scheduler instead.")
@@ -222,7 +234,7 @@ def sweep(
         bool, typer.Option("--keep-series", help="Also keep each run's time series.")
     ] = False,
     timeout: Annotated[
-        Optional[float], typer.Option(min=0.0, help="Stop and fail a run after this many wall seconds.")
+        Optional[float], typer.Option(help="Stop and fail a run after this many wall seconds.")
     ] = None,
 ) -> None:
     """Run a scenario over a grid of overrides and seeds, in parallel; finished runs are kept and
@@ -249,6 +261,8 @@ def sweep(
     missing = set(metric or []) - set(shown["metric"].to_list()) if result.runs.height else set()
     for name in sorted(missing):
         typer.echo(f"note: no run reported a metric {name!r}", err=True)
+    for problem in result.repaired:
+        typer.echo(f"note: ran again: {problem}", err=True)
     for f in result.failures:
         point = ", ".join(f"{k}={v}" for k, v in f["point"].items())
         typer.echo(f"failed: {point or 'run'} seed {f['seed']}: {f['error']}", err=True)
@@ -320,7 +334,10 @@ def bench(
 def read_topology(path: Path) -> tuple[str, str]:
     """The topology text and its format: ``minindn`` for a ``.conf`` file or one with a ``[nodes]``
     section, ``ndnsim`` otherwise."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{path}: not a topology text file (no UTF-8 at byte {e.start})") from None
     lines = {line.strip().lower() for line in text.splitlines()}
     kind = "minindn" if path.suffix == ".conf" or "[nodes]" in lines else "ndnsim"
     return text, kind
@@ -333,18 +350,19 @@ def topo_convert(
         Path, typer.Argument(help="ndnSIM topology text or Mini-NDN .conf.", exists=True, dir_okay=False)
     ],
     out: Annotated[
-        Optional[Path], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")
+        Optional[str], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")
     ] = None,
 ) -> None:
     """Convert an ndnSIM or Mini-NDN topology into a scenario file."""
+    target = output.folder_path(out) if out is not None else None
     text, kind = read_topology(file)
     convert = _core.import_minindn if kind == "minindn" else _core.import_ndnsim
     toml = convert(text, str(file))
-    if out is None:
+    if target is None:
         typer.echo(toml, nl=False)
     else:
-        output.write_text(out, toml)
-        typer.echo(f"{file} ({kind}) -> {out}", err=True)
+        output.write_text(target, toml)
+        typer.echo(f"{file} ({kind}) -> {target}", err=True)
 
 
 @app.command()
@@ -353,7 +371,7 @@ def reproduce(
     name: Annotated[
         Optional[str], typer.Argument(help="Experiment name, or 'all'.", show_default=False)
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Results folder.")] = Path("results"),
+    out: Annotated[str, typer.Option("--out", "-o", help="Results folder.")] = "results",
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, for smoke tests.")] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
 ) -> None:
@@ -377,7 +395,7 @@ def reproduce(
     if not chosen:
         typer.echo("no experiments registered", err=True)
         return
-    failed = reproduce_each(chosen, out, quick)
+    failed = reproduce_each(chosen, output.folder_path(out), quick)
     if failed:
         raise typer.Exit(1)
 
@@ -401,9 +419,10 @@ def reproduce_each(chosen: list[experiments.Experiment], out: Path, quick: bool)
                 status[exp.name] = "ok"
                 done = f"{exp.name}: {len(rows)} summary rows -> {out / exp.name}"
                 bar.console.print(done, markup=False, highlight=False)
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, SystemExit):
                 raise
-            except Exception as e:  # one broken experiment must not stop the others
+            # One broken experiment must not stop the others, not even a crash of the engine.
+            except BaseException as e:  # noqa: B036 - a Rust panic arrives as a BaseException
                 status[exp.name] = "failed"
                 bar.console.print(f"error: {exp.name}: {describe(e)}", markup=False, highlight=False)
             write_index(out, status)

@@ -2,6 +2,19 @@
 
 Exit codes: 0 success, 2 bad input, 1 internal error, 130 interrupted. Set ``NDNCC_DEBUG=1`` to
 get the traceback as well.
+
+Every error ndncc raises on purpose is an :class:`ndncc.NdnccError`; the ones made here in Python:
+
+```text
+NdnccError
+ ├── BadInput        a bad option, value, name or path (also a ValueError)
+ │    ├── MissingFile   a file or folder that should be there (also a FileNotFoundError)
+ │    └── DamagedFile   a file ndncc wrote that no longer reads back
+ └── RunTimeout      a sweep's run stopped at its wall-time limit (also a TimeoutError)
+```
+
+A panic of the compiled engine reaches Python as pyo3's ``PanicException``, a ``BaseException``;
+the command line reports it as one "internal error" line like any other bug.
 """
 
 from __future__ import annotations
@@ -22,13 +35,35 @@ INTERRUPTED = 130
 F = TypeVar("F", bound=Callable)
 
 
-class BadInput(Exception):
-    """A problem with what the user asked for (a name, a path, an option)."""
+class BadInput(_core.NdnccError, ValueError):
+    """A problem with what the user asked for (a name, a path, an option, a value).
+
+    A ``ValueError`` too, so that code catching the built-in error for a bad value still works."""
+
+
+class MissingFile(BadInput, FileNotFoundError):
+    """A file or folder that should be there is not."""
+
+
+class DamagedFile(BadInput):
+    """A file ndncc wrote earlier cannot be read back (cut short, overwritten, edited by hand)."""
+
+
+class RunTimeout(_core.NdnccError, TimeoutError):
+    """A run was stopped because it took longer than its wall-time limit."""
 
 
 #: Errors caused by the input rather than by ndncc. A scenario that validates but cannot be built
 #: (say, a prefix no producer serves) is the user's to fix too.
 _USER_ERRORS = (_core.ScenarioError, _core.BuildError, _core.StalledError, BadInput, OSError)
+
+#: What a crash of the compiled engine says instead of the Rust panic's own text.
+ENGINE_CRASH = "the simulation engine crashed (a bug in ndncc; NDNCC_DEBUG=1 shows where)"
+
+
+def is_panic(e: BaseException) -> bool:
+    """A Rust panic, as pyo3 raises it: a ``BaseException``, so ``except Exception`` misses it."""
+    return type(e).__name__ == "PanicException"
 
 
 def one_line(text: str) -> str:
@@ -37,9 +72,13 @@ def one_line(text: str) -> str:
 
 def describe(e: BaseException) -> str:
     """A one-line description of an error; scenario errors as ``file:line: key: message``."""
+    if is_panic(e):
+        return ENGINE_CRASH
     if isinstance(e, _core.ScenarioError) and hasattr(e, "file"):
         where = e.file + (f":{e.line}" if e.line is not None else "")
         return ": ".join([where] + ([e.key] if e.key else []) + [one_line(e.message)])
+    if isinstance(e, MemoryError):
+        return "out of memory"
     return one_line(str(e)) or type(e).__name__
 
 
@@ -48,7 +87,7 @@ def exit_code(e: BaseException) -> int:
 
 
 def message(e: BaseException) -> str:
-    prefix = "error" if isinstance(e, (_core.NdnccError, *_USER_ERRORS)) else "internal error"
+    prefix = "error" if exit_code(e) == BAD_INPUT else "internal error"
     return f"{prefix}: {describe(e)}"
 
 
@@ -67,7 +106,9 @@ def guarded(fn: F) -> F:
         except KeyboardInterrupt:
             typer.echo("interrupted", err=True)
             raise typer.Exit(INTERRUPTED) from None
-        except Exception as e:
+        except (SystemExit, GeneratorExit):
+            raise
+        except BaseException as e:  # noqa: B036 - a Rust panic arrives as a BaseException
             if _is_cli_control(e):
                 raise
             if os.environ.get("NDNCC_DEBUG"):

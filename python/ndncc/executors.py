@@ -9,19 +9,30 @@ runs finish, in whatever order they finish. A task whose execution failed outsid
 from __future__ import annotations
 
 import abc
+import asyncio
 import concurrent.futures as cf
 import multiprocessing
 import os
+import re
 import signal
+import socket
 import threading
 from multiprocessing.connection import Connection
 from typing import Any, Callable, Generator, Iterator, Optional, Sequence, Union
 
-from .errors import BadInput
+from . import _core
+from .errors import BadInput, one_line
 
 
-class ExecutionError(Exception):
+class ExecutionError(_core.NdnccError):
     """A run could not be carried out by the executor (not an error of the run itself)."""
+
+
+def check_workers(workers: object) -> int:
+    """A number of local worker processes: an integer of at least 1."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise BadInput(f"workers {workers!r}: expected a number of worker processes of at least 1")
+    return workers
 
 
 def default_workers() -> int:
@@ -79,9 +90,7 @@ class LocalPool(Backend):
     may have been carrying are tried once more, one at a time, and fail if their worker dies again."""
 
     def __init__(self, workers: Optional[int] = None):
-        self.capacity = workers or default_workers()
-        if self.capacity < 1:
-            raise BadInput("--workers must be at least 1")
+        self.capacity = default_workers() if workers is None else check_workers(workers)
         self.description = f"{self.capacity} local worker{'s' if self.capacity != 1 else ''}"
         self._pool: Optional[cf.ProcessPoolExecutor] = None
         self._lifeline: Optional[tuple[Connection, Connection]] = None
@@ -124,6 +133,8 @@ class LocalPool(Backend):
                 result = future.result()
             except cf.process.BrokenProcessPool:
                 continue
+            except Exception as e:  # the outcome could not come back (say, it does not pickle)
+                result = ExecutionError(f"{type(e).__name__}: {e}")
             unfinished.remove(futures[future])
             yield tasks[futures[future]], result
         self._pool = None
@@ -174,6 +185,68 @@ class FuturesExecutor(Backend):
                 f.cancel()
 
 
+#: A scheduler address: ``[protocol://]host:port``, the host a name, an IPv4 or a bracketed IPv6.
+_ADDRESS = re.compile(
+    r"(?:(?P<protocol>tcp|tls|ws|wss)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>\d{1,5})"
+)
+
+#: Seconds to wait for a scheduler's answer before saying it cannot be reached.
+CONNECT_TIMEOUT = 5.0
+
+
+def check_address(address: str) -> str:
+    """A Dask scheduler address, or :class:`BadInput` saying what form it should take."""
+    m = _ADDRESS.fullmatch(address.strip())
+    if not m or not 0 < int(m.group("port")) < 65536:
+        raise BadInput(f"--dask {address!r}: expected a scheduler address such as tcp://host:8786")
+    return address.strip()
+
+
+async def _identity(address: str, timeout: float) -> dict:
+    from distributed.core import rpc
+
+    scheduler = rpc(address, timeout=timeout)
+    try:
+        return await asyncio.wait_for(scheduler.identity(), timeout)
+    finally:
+        await scheduler.close_rpc()
+
+
+def _refused(address: str, timeout: float) -> Optional[str]:
+    """Why a plain TCP connection to ``address`` fails at once (``None`` if it does not): Dask
+    would retry a refused connection until its timeout."""
+    m = _ADDRESS.fullmatch(address)
+    if not m or m.group("protocol") not in (None, "tcp"):
+        return None
+    try:
+        socket.create_connection((m.group("host").strip("[]"), int(m.group("port"))), timeout).close()
+    except OSError as e:
+        return e.strerror or str(e) or type(e).__name__
+    return None
+
+
+def probe_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Ask ``address`` who it is, within ``timeout`` seconds. A ``Client`` that fails to connect
+    keeps the process waiting for twice its timeout while it is collected, so it is only made
+    once a scheduler has answered."""
+    refused = _refused(address, timeout)
+    if refused:
+        raise BadInput(f"--dask {address}: cannot reach the scheduler ({refused})")
+    try:
+        answer = asyncio.run(_identity(address, timeout))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except MemoryError:  # a server that is no scheduler answered with a huge "message length"
+        raise BadInput(f"--dask {address}: the server there is not a Dask scheduler") from None
+    except BaseException as e:  # noqa: B036 - whatever the other end sends, the answer is no
+        reason = one_line(str(e)) or ("no answer" if isinstance(e, TimeoutError) else type(e).__name__)
+        raise BadInput(
+            f"--dask {address}: cannot reach the scheduler within {timeout:g} s ({reason})"
+        ) from None
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise BadInput(f"--dask {address}: the server there is not a Dask scheduler")
+
+
 class DaskCluster(Backend):
     """A Dask distributed scheduler, by address (``tcp://host:8786``) or as a ``Client``."""
 
@@ -184,8 +257,12 @@ class DaskCluster(Backend):
             raise BadInput("--dask needs dask.distributed: pip install 'ndncc[dask]'") from None
         self._distributed = distributed
         if isinstance(target, str):
+            address = check_address(target)
+            probe_scheduler(address)
             try:
-                self._client = distributed.Client(target, timeout="10s", set_as_default=False)
+                self._client = distributed.Client(
+                    address, timeout=f"{CONNECT_TIMEOUT:g}s", set_as_default=False
+                )
             except (OSError, TimeoutError) as e:
                 raise BadInput(f"--dask {target}: cannot reach the scheduler ({e})") from None
             self._own = True
@@ -221,17 +298,29 @@ class DaskCluster(Backend):
 Target = Union[None, int, str, cf.Executor, Any]
 
 
+def check_executor(executor: Target) -> None:
+    """Refuse an executor :func:`backend` would refuse, without starting or reaching it, so that
+    a sweep given a bad one stops before it writes anything."""
+    if isinstance(executor, int) and not isinstance(executor, bool):
+        check_workers(executor)
+    elif isinstance(executor, str):
+        check_address(executor)
+    elif not (executor is None or isinstance(executor, cf.Executor) or _is_dask_client(executor)):
+        raise BadInput(
+            f"executor {executor!r}: expected a worker count, a Dask address or client, or an Executor"
+        )
+
+
+def _is_dask_client(executor: Target) -> bool:
+    return type(executor).__module__.split(".")[0] == "distributed"
+
+
 def backend(executor: Target = None) -> Backend:
     """``None``: a local pool on every core; ``K``: a local pool of ``K``; ``"tcp://…"``: Dask at
     that address; a ``distributed.Client``; or any ``concurrent.futures.Executor``."""
-    if executor is None or (isinstance(executor, int) and not isinstance(executor, bool)):
+    check_executor(executor)
+    if executor is None or isinstance(executor, int):
         return LocalPool(executor)
-    if isinstance(executor, str):
-        return DaskCluster(executor)
     if isinstance(executor, cf.Executor):
         return FuturesExecutor(executor)
-    if type(executor).__module__.split(".")[0] == "distributed":
-        return DaskCluster(executor)
-    raise BadInput(
-        f"executor {executor!r}: expected a worker count, a Dask address or client, or an Executor"
-    )
+    return DaskCluster(executor)  # an address or a client

@@ -1,7 +1,9 @@
 """Writers and readers for a run's output folder.
 
 Every file is written atomically: first to ``<name>.tmp-<pid>`` beside it, then renamed over the
-final name, so a crash leaves either the old file or the new one, never half of one.
+final name, so a crash leaves either the old file or the new one, never half of one. A whole run
+folder is written the same way (see :func:`atomic_folder`): into ``.<name>.tmp-<pid>`` beside it,
+then renamed into place.
 
 ``summary.json`` and ``series.parquet`` carry no timestamps and are written with fixed settings, so
 the same scenario and seed give the same bytes.
@@ -9,16 +11,21 @@ the same scenario and seed give the same bytes.
 
 from __future__ import annotations
 
+import glob
 import io
 import json
 import math
+import numbers
 import os
+import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 import polars as pl
+
+from .errors import BadInput, DamagedFile, MissingFile, one_line
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
@@ -51,6 +58,103 @@ def atomic_path(path: Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def folder_path(value: Union[str, os.PathLike], what: str = "--out") -> Path:
+    """An output folder named by the user; an empty name (which would mean the current folder)
+    is refused."""
+    if not os.fspath(value).strip():
+        raise BadInput(f"{what}: empty path")
+    return Path(value)
+
+
+def default_folder(name: str, suffix: str = "") -> Path:
+    """``runs/<name><suffix>``: the folder of a run or sweep when none is given. The name comes
+    from the scenario, so it must stay one folder inside ``runs/``."""
+    if not name.strip() or name in (".", "..") or any(c in name for c in "/\\\0"):
+        raise BadInput(
+            f"simulation.name {name!r} cannot name a folder inside runs/ (it must be one folder "
+            "name, without '/' or '\\', and not '.' or '..'); choose the folder with --out"
+        )
+    return Path("runs") / f"{name}{suffix}"
+
+
+def _holds(folder: Path, inner: Path) -> bool:
+    """Whether ``inner`` is ``folder`` or lies inside it."""
+    return inner == folder or folder in inner.parents
+
+
+def check_target(target: Path, replaceable: Callable[[Path], bool], overwrite: bool) -> None:
+    """Refuse to write into ``target`` unless it is missing, empty, ``replaceable`` (an earlier
+    output of the same kind) or ``overwrite`` is set; never replace a folder that holds the
+    current folder or the home folder, or anything that is not a folder."""
+    if not target.exists() and not target.is_symlink():
+        return
+    if target.is_symlink():
+        raise BadInput(f"{target}: is a symbolic link; name the folder it points to instead")
+    if not target.is_dir():
+        raise BadInput(f"{target}: exists and is not a folder")
+    if not any(target.iterdir()) or replaceable(target):
+        return
+    if not overwrite:
+        raise BadInput(
+            f"{target}: not empty and not an earlier ndncc run folder; "
+            "choose another folder or use --overwrite (overwrite=True) to replace it"
+        )
+    real = target.resolve()
+    for precious in (Path.cwd().resolve(), Path.home().resolve()):
+        if _holds(real, precious):
+            raise BadInput(f"{target}: refusing to replace a folder that holds {precious}")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process
+        return True
+    return True
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Remove the temporary siblings of ``target`` that a killed writer left behind."""
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.*-*"):
+        kind, _, pid = stale.name[len(target.name) + 2 :].rpartition("-")
+        if kind in ("tmp", "old") and pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+@contextmanager
+def atomic_folder(
+    target: Union[str, os.PathLike], replaceable: Callable[[Path], bool], overwrite: bool = False
+) -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``target`` to fill; on success it takes the place
+    of ``target`` (and of everything that was in it), on failure it is removed.
+
+    A crash leaves the old ``target`` whole, or (between the two renames) no ``target`` at all,
+    never a half-written folder under the final name. See :func:`check_target` for what may be
+    replaced.
+    """
+    target = Path(os.path.abspath(folder_path(target)))
+    check_target(target, replaceable, overwrite)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(target)
+    pid = os.getpid()
+    tmp = target.with_name(f".{target.name}.tmp-{pid}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{pid}")
+            os.rename(target, old)
+            os.rename(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -103,7 +207,7 @@ def summary_rows(summary: pl.DataFrame, variant: str, paper: Optional[PaperValue
 
     ``paper`` maps ``(flow, metric)`` to the figure the seed paper reports for it.
     """
-    paper = dict(paper or {})
+    paper = paper_values(paper)
     rows = []
     for r in order_summary(summary).iter_rows(named=True):
         key = (r["entity"], r["metric"])
@@ -119,23 +223,41 @@ def summary_rows(summary: pl.DataFrame, variant: str, paper: Optional[PaperValue
         )
     if paper:
         unknown = ", ".join(f"{f}/{m}" for f, m in sorted(paper))
-        raise ValueError(f"paper values name no summary row: {unknown}")
+        raise BadInput(f"paper values name no summary row: {unknown}")
     return rows
+
+
+def paper_values(paper: Optional[PaperValues]) -> dict[tuple[str, str], Optional[float]]:
+    """``paper`` checked: keys are ``(flow, metric)`` pairs of strings, values numbers or None."""
+    if paper is None:
+        return {}
+    if not isinstance(paper, Mapping):
+        raise BadInput(f"paper: expected a mapping of (flow, metric) to a number, not {type(paper).__name__}")
+    checked = {}
+    for key, value in paper.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)):
+            raise BadInput(f"paper: key {key!r} is not a (flow, metric) pair of strings")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+            raise BadInput(f"paper: {key[0]}/{key[1]}: expected a number, not {value!r}")
+        checked[key] = value
+    return checked
 
 
 def check_summary_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     """Validate rows against the ``summary.json`` schema; return them as plain dicts in key order."""
     checked = []
     for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise BadInput(f"summary row {i} is not an object: {row!r}")
         if set(row) != set(SUMMARY_FIELDS):
-            raise ValueError(f"summary row {i} has keys {sorted(row)}, expected {list(SUMMARY_FIELDS)}")
+            raise BadInput(f"summary row {i} has keys {sorted(row)}, expected {list(SUMMARY_FIELDS)}")
         for key in ("variant", "flow", "metric", "unit"):
             if not isinstance(row[key], str):
-                raise ValueError(f"summary row {i}: {key} must be a string, not {row[key]!r}")
+                raise BadInput(f"summary row {i}: {key} must be a string, not {row[key]!r}")
         for key in ("value", "paper"):
             v = row[key]
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise ValueError(f"summary row {i}: {key} must be a number or null, not {v!r}")
+                raise BadInput(f"summary row {i}: {key} must be a number or null, not {v!r}")
         checked.append({k: (_number(row[k]) if k in ("value", "paper") else row[k]) for k in SUMMARY_FIELDS})
     return checked
 
@@ -155,18 +277,81 @@ class RunFolder:
     faces: pl.DataFrame
 
 
+#: What ``report.md`` needs from a run's manifest, and the type of each.
+MANIFEST_FIELDS: dict[str, tuple[type, ...]] = {
+    "ndncc_version": (str,),
+    "name": (str,),
+    "seed": (int,),
+    "sim_seconds": (int, float),
+    "wall_seconds": (int, float),
+    "events": (int,),
+    "packet_hops": (int,),
+}
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file ndncc wrote; :class:`DamagedFile` naming it if it cannot be read as JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise DamagedFile(f"{path}: not valid JSON ({one_line(str(e))})") from None
+
+
+def read_manifest(path: Path) -> dict:
+    manifest = read_json(path)
+    if not isinstance(manifest, dict):
+        raise DamagedFile(f"{path}: expected a JSON object")
+    for key, types in MANIFEST_FIELDS.items():
+        value = manifest.get(key)
+        if isinstance(value, bool) or not isinstance(value, types):
+            raise DamagedFile(f"{path}: {key}: missing or not a {types[0].__name__}")
+    overrides = manifest.get("overrides", [])
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        raise DamagedFile(f"{path}: overrides: expected a list of strings")
+    if not isinstance(manifest.get("variant", ""), (str, type(None))):
+        raise DamagedFile(f"{path}: variant: expected a string")
+    return manifest
+
+
+def read_summary(path: Path) -> list[dict]:
+    rows = read_json(path)
+    if not isinstance(rows, list):
+        raise DamagedFile(f"{path}: expected a list of rows")
+    try:
+        return check_summary_rows(rows)
+    except BadInput as e:
+        raise DamagedFile(f"{path}: {e}") from None
+
+
+def read_parquet(path: Path, columns: Mapping[str, Any]) -> pl.DataFrame:
+    """A Parquet file ndncc wrote, with ``columns`` (name → polars type) in that order;
+    :class:`DamagedFile` naming it if it cannot be read or lacks a column."""
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as e:  # polars reports a damaged file with several of its own error types
+        raise DamagedFile(f"{path}: not a readable Parquet file ({one_line(str(e))})") from None
+    for name, dtype in columns.items():
+        if frame.schema.get(name) != dtype:
+            raise DamagedFile(f"{path}: expected a column {name} of type {dtype}")
+    return frame.select(list(columns))
+
+
+LONG_SCHEMA = {"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
+
+
 def read_run(path: Path) -> RunFolder:
-    """Read a run folder written by :meth:`ndncc.Result.save`."""
+    """Read a run folder written by :meth:`ndncc.Result.save`; a missing or damaged file is a
+    :class:`BadInput` naming it."""
     path = Path(path)
     if not path.is_dir():
-        raise FileNotFoundError(f"{path}: no such folder")
+        raise MissingFile(f"{path}: {'not a folder' if path.exists() else 'no such folder'}")
     for name in (MANIFEST, SUMMARY, SERIES, FACES):
         if not (path / name).is_file():
-            raise FileNotFoundError(f"{path / name}: missing; is {path} a run folder?")
+            raise MissingFile(f"{path / name}: missing; is {path} a run folder?")
     return RunFolder(
         path=path,
-        manifest=json.loads((path / MANIFEST).read_text(encoding="utf-8")),
-        summary=json.loads((path / SUMMARY).read_text(encoding="utf-8")),
-        series=pl.read_parquet(path / SERIES),
-        faces=pl.read_parquet(path / FACES),
+        manifest=read_manifest(path / MANIFEST),
+        summary=read_summary(path / SUMMARY),
+        series=read_parquet(path / SERIES, LONG_SCHEMA),
+        faces=read_parquet(path / FACES, LONG_SCHEMA),
     )

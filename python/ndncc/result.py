@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 import polars as pl
 
-from . import _core, output
+from . import _core, output, plots
 from .report import render_run
 
 if TYPE_CHECKING:
@@ -96,22 +97,26 @@ class Result:
         variant: Optional[str] = None,
         paper: Optional[output.PaperValues] = None,
         figures: bool = True,
+        overwrite: bool = False,
     ) -> list[dict]:
-        """Write the output folder (data first, then figures and ``report.md``).
+        """Write the output folder (data, figures and ``report.md``) as a whole.
 
         ``variant`` labels the rows of ``summary.json`` (default: the scenario's name); ``paper``
         maps ``(flow, metric)`` to the seed paper's figure; ``figures=False`` leaves the figures
         out (``ndncc plot DIR`` draws them later). Returns the rows written.
+
+        The folder is filled under a temporary name beside ``out_dir`` and then renamed into
+        place, replacing an earlier run folder entirely (no stale figures stay behind). A folder
+        holding anything else is refused unless ``overwrite`` is true.
         """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         rows = output.summary_rows(self.summary, variant or self.scenario.name, paper)
         manifest = self.manifest(variant)
-        output.write_parquet(out / output.SERIES, self._series)
-        output.write_parquet(out / output.FACES, self._faces)
-        output.write_summary(out / output.SUMMARY, rows)
-        output.write_json(out / output.MANIFEST, manifest)
-        render_run(output.RunFolder(out, manifest, rows, self._series, self._faces), figures=figures)
+        with output.atomic_folder(out_dir, is_run_folder, overwrite) as out:
+            output.write_parquet(out / output.SERIES, self._series)
+            output.write_parquet(out / output.FACES, self._faces)
+            output.write_summary(out / output.SUMMARY, rows)
+            output.write_json(out / output.MANIFEST, manifest)
+            render_run(output.RunFolder(out, manifest, rows, self._series, self._faces), figures=figures)
         return rows
 
     def __repr__(self) -> str:
@@ -119,6 +124,26 @@ class Result:
             f"Result(scenario={self.scenario.name!r}, seed={self.seed}, "
             f"events={self.stats.events}, packet_hops={self.stats.packet_hops})"
         )
+
+
+#: Every file :meth:`Result.save` and ``ndncc plot`` may put in a run folder.
+RUN_FILES = frozenset(
+    {output.MANIFEST, output.SUMMARY, output.SERIES, output.FACES, output.REPORT}
+    | {spec.file for spec in plots.FIGURES}
+)
+
+
+def is_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds an earlier run's output and nothing else, so that replacing it
+    loses nothing ndncc did not write (leftovers of interrupted writes aside)."""
+    names = {p.name for p in folder.iterdir()}
+    if output.MANIFEST not in names or not all(n in RUN_FILES or ".tmp-" in n for n in names):
+        return False
+    try:
+        manifest = json.loads((folder / output.MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "ndncc_version" in manifest
 
 
 class SavedRun:

@@ -7,9 +7,20 @@ import os
 from typing import Any, Callable, Iterable, Optional, Union
 
 from . import _core
+from .errors import BadInput
 from .result import Result
 
 ProgressCallback = Callable[[float], Optional[bool]]
+
+#: Seeds are unsigned 64-bit integers in the engine.
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """``seed`` if it is an integer the engine takes, else :class:`BadInput` naming ``name``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise BadInput(f"{name} {seed!r}: expected an integer from 0 to {MAX_SEED}")
+    return seed
 
 
 class Scenario:
@@ -57,6 +68,8 @@ class Scenario:
 
     def run(self, seed: Optional[int] = None, progress: Optional[ProgressCallback] = None) -> Result:
         """Run the simulation. ``progress(sim_seconds_done)`` may return ``False`` to stop it."""
+        if seed is not None:
+            check_seed(seed)
         raw = self._core.run(seed=seed, progress=progress)
         return Result(raw, self)
 

@@ -14,7 +14,9 @@ they return the run's files as bytes and the driver writes them.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import math
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -24,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import polars as pl
 
 from . import _core, executors, output, stats, sweepfile
-from .errors import BadInput, describe
+from .errors import BadInput, RunTimeout, describe
 from .grid import Axis, Point, check, expand, make_axis, merge, split_keys
 from .result import SUMMARY_SCHEMA, Result
 from .scenario import Scenario, load, load_str
@@ -32,6 +34,9 @@ from .sweepstore import PART, Store
 
 #: Seeds when neither the caller nor the sweep file says.
 DEFAULT_SEEDS = 10
+
+#: Most runs (grid points × seeds) one sweep may plan: each is resolved and kept in memory first.
+MAX_RUNS = 100_000
 
 GridSpec = Union[Mapping[Any, Sequence[Any]], Sequence[Axis], None]
 
@@ -86,7 +91,7 @@ def failure(e: BaseException, trace: Optional[str] = None) -> dict:
 def _run_files(task: RunTask) -> dict[str, bytes]:
     sc = load_str(task.toml, file=task.source)
     if run_key(sc.to_dict(), task.seed) != task.key:
-        raise RuntimeError(
+        raise BadInput(
             "the worker resolves this run's scenario differently from the driver "
             f"(ndncc {_core.__version__} here; is the cluster on another version?)"
         )
@@ -98,13 +103,14 @@ def _run_files(task: RunTask) -> dict[str, bytes]:
         # The engine's own output: the time series become DataFrames only when they are kept.
         raw = sc._core.run(seed=task.seed, progress=progress)
     except _core.Interrupted:
-        raise TimeoutError(f"stopped after {task.timeout:g} s of wall time (the run timeout)") from None
+        raise RunTimeout(f"stopped after {task.timeout:g} s of wall time (the run timeout)") from None
     summary = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
-    files = {PART: output.parquet_bytes(part_frame(summary, task))}
+    tables = {PART: part_frame(summary, task)}
     if task.keep_series:
         result = Result(raw, sc)
-        files[output.SERIES] = output.parquet_bytes(result.series())
-        files[output.FACES] = output.parquet_bytes(result.faces())
+        tables[output.SERIES] = result.series()
+        tables[output.FACES] = result.faces()
+    files = {name: output.parquet_bytes(frame) for name, frame in tables.items()}
     manifest = {
         "ndncc_version": _core.__version__,
         "key": task.key,
@@ -114,6 +120,8 @@ def _run_files(task: RunTask) -> dict[str, bytes]:
         "point": dict(task.point),
         "overrides": list(task.overrides),
         **raw["stats"],
+        # Lets a resumed sweep tell a damaged file from a finished one.
+        "rows": {name: frame.height for name, frame in tables.items()},
         "scenario": sc.to_dict(),
     }
     files[output.MANIFEST] = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
@@ -179,6 +187,9 @@ def make_plan(
 ) -> Plan:
     """Resolve and validate every run. Errors name the grid key (and its sweep file line)."""
     check(axes)
+    runs = math.prod(len(a.values) for a in axes) * len(seeds)
+    if runs > MAX_RUNS:
+        raise BadInput(f"the grid and seeds make {runs:,} runs, more than the {MAX_RUNS:,} a sweep may have")
     loader, source = _loader(scenario)
     base = loader(list(overrides))
     points = expand(axes)
@@ -245,6 +256,8 @@ class SweepResult:
     runs: pl.DataFrame
     #: Per grid point, entity and metric: n, mean, std and ci95 (the 95% CI half-width).
     table: pl.DataFrame
+    #: Why each finished run found damaged on disk was run again.
+    repaired: list[str] = field(default_factory=list)
 
     def summary(self, metrics: Optional[Sequence[str]] = None) -> pl.DataFrame:
         """The rows of :attr:`table` for ``metrics`` (default: the plan's, else every consumer metric)."""
@@ -291,14 +304,17 @@ def sweep(
     a ``concurrent.futures.Executor``. ``timeout`` stops (and fails) a run after that many wall
     seconds. Failed runs are recorded in ``out/failed/`` and counted in the result.
     """
+    timeout = check_timeout(timeout)
+    executors.check_executor(executor)
     plan = _plan_from(scenario, _axes(grid), seeds, list(overrides), metrics, keep_series, timeout)
-    store = Store(Path(out) if out is not None else Path("runs") / f"{plan.name}-sweep")
+    store = Store(output.folder_path(out) if out is not None else output.default_folder(plan.name, "-sweep"))
+    store.check_folder()
     status = Status(total=len(plan.tasks))
     failures: list[dict] = []
     with store.locked():
         store.tidy()
         store.write_plan(plan.describe())
-        todo = [t for t in plan.tasks if not store.is_done(t.key, keep_series)]
+        todo, repaired = _to_run(store, plan.tasks, keep_series)
         status.skipped = status.total - len(todo)
         if todo:
             _execute(store, todo, executor, status, failures, progress)
@@ -307,7 +323,34 @@ def sweep(
         runs = read_runs(store, plan.describe())
         table = aggregate(runs, [a.name for a in plan.axes])
         store.write_aggregate(table)
-    return SweepResult(store.root, plan, status, failures, runs, table)
+    return SweepResult(store.root, plan, status, failures, runs, table, repaired)
+
+
+def check_timeout(timeout: Any) -> Optional[float]:
+    """A run timeout: ``None``, or a number of seconds above 0 (``inf`` means none)."""
+    if timeout is None:
+        return None
+    number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+    if not (number and timeout > 0):  # NaN fails the comparison too
+        shown = f"{timeout:g}" if number else repr(timeout)  # -1 and -1.0 read the same
+        raise BadInput(f"timeout {shown}: expected a number of seconds above 0")
+    return float(timeout)
+
+
+def _to_run(store: Store, tasks: list[RunTask], keep_series: bool) -> tuple[list[RunTask], list[str]]:
+    """The tasks whose runs are not finished, and what was wrong with each finished run found
+    damaged (those are discarded and run again)."""
+    todo, repaired = [], []
+    for t in tasks:
+        if store.has_manifest(t.key):
+            problem = store.damage(t.key, keep_series)
+            if problem is None and store.is_done(t.key, keep_series):
+                continue
+            if problem is not None:
+                store.discard(t.key)
+                repaired.append(problem)
+        todo.append(t)
+    return todo, repaired
 
 
 def _plan_from(scenario, axes, seeds, overrides, metrics, keep_series, timeout) -> Plan:
@@ -317,8 +360,11 @@ def _plan_from(scenario, axes, seeds, overrides, metrics, keep_series, timeout) 
     if seeds is None:
         seed_list = file.seeds if file and file.seeds else sweepfile.seed_list(DEFAULT_SEEDS)
     else:
+        iterable = isinstance(seeds, Iterable) and not isinstance(seeds, (str, bytes, Mapping))
+        # One more seed than allowed is enough to refuse too many (or an endless iterator).
+        given = list(itertools.islice(seeds, sweepfile.MAX_SEEDS + 1)) if iterable else seeds
         try:
-            seed_list = sweepfile.seed_list(seeds if isinstance(seeds, int) else list(seeds))
+            seed_list = sweepfile.seed_list(given)
         except ValueError as e:
             raise BadInput(f"seeds: {e}") from None
     if file is None:

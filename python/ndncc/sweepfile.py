@@ -50,13 +50,36 @@ class SweepFile:
     guides: dict[str, float] = field(default_factory=dict)
 
 
+#: Most seeds a sweep may have: more is a typo, and would only fill the memory while planning.
+MAX_SEEDS = 100_000
+
+
 def is_sweep_file(path: Union[str, Path]) -> bool:
-    """A TOML file with a top-level ``scenario`` key and no ``[simulation]`` is a sweep file."""
+    """A TOML file with a top-level ``scenario`` key and no ``[simulation]`` is a sweep file.
+
+    A file that is no TOML at all is not one: loading it as a scenario then says what is wrong."""
     try:
         data = tomlread.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomlread.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomlread.TOMLDecodeError, RecursionError):
         return False
     return "scenario" in data and "simulation" not in data
+
+
+#: Deepest nesting of tables and arrays a sweep file may have; scenario values need a few levels.
+MAX_DEPTH = 32
+
+
+def _depth(value: Any) -> int:
+    """How deeply tables and arrays nest in ``value``, counted without recursion."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        v, d = todo.pop()
+        deepest = max(deepest, d)
+        if d > MAX_DEPTH:
+            break
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        todo.extend((c, d + 1) for c in children)
+    return deepest
 
 
 class _Locator:
@@ -110,13 +133,20 @@ def _flatten(table: dict, prefix: str = "") -> list[tuple[str, Any]]:
 
 def read(path: Union[str, Path]) -> SweepFile:
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{path}: not a text file (no UTF-8 at byte {e.start})") from None
     try:
         data = tomlread.loads(text)
     except tomlread.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+)", str(e))
         where = f"{path}:{m.group(1)}" if m else str(path)
         raise BadInput(f"{where}: {str(e).split(' (at line')[0]}") from None
+    except RecursionError:  # the TOML reader recurses once per level of nesting
+        raise BadInput(f"{path}: tables or arrays nested more than {MAX_DEPTH} deep") from None
+    if _depth(data) > MAX_DEPTH:
+        raise BadInput(f"{path}: tables or arrays nested more than {MAX_DEPTH} deep")
     loc = _Locator(path, text)
     for key in data:
         if key not in TOP_KEYS:
@@ -170,11 +200,15 @@ def seed_list(value: Any) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise ValueError("the number of seeds must be at least 1")
+        if value > MAX_SEEDS:
+            raise ValueError(f"{value} seeds is more than the {MAX_SEEDS:,} a sweep may have")
         return list(range(1, value + 1))
     if isinstance(value, (list, tuple)) and value:
         seeds = list(value)
-        if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
-            raise ValueError("seeds must be non-negative integers")
+        if len(seeds) > MAX_SEEDS:
+            raise ValueError(f"{len(seeds)} seeds is more than the {MAX_SEEDS:,} a sweep may have")
+        if not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**64 for s in seeds):
+            raise ValueError("seeds must be integers from 0 to 2^64-1")
         if len(set(seeds)) != len(seeds):
             raise ValueError("a seed is listed twice")
         return seeds

@@ -97,13 +97,14 @@ def test_validate_prints_one_ok_line_with_counts(capsys, scenario_file):
 
 
 def test_plot_redraws_figures_and_report(capsys, scenario_file, tmp_path):
-    ndncc(capsys, "run", scenario_file, "--out", tmp_path)
+    folder = tmp_path / "run"
+    ndncc(capsys, "run", scenario_file, "--out", folder)
     # Without --figures the run writes data and report only; plot draws the figures.
-    assert not (tmp_path / "window.png").exists()
-    (tmp_path / "report.md").unlink()
-    code, out, _ = ndncc(capsys, "plot", tmp_path)
+    assert not (folder / "window.png").exists()
+    (folder / "report.md").unlink()
+    code, out, _ = ndncc(capsys, "plot", folder)
     assert code == 0
-    assert (tmp_path / "report.md").is_file() and (tmp_path / "window.png").is_file()
+    assert (folder / "report.md").is_file() and (folder / "window.png").is_file()
 
 
 def test_plot_of_a_folder_that_is_no_run_exits_2(capsys, tmp_path):

@@ -24,18 +24,19 @@ def test_save_writes_data_figures_and_report(fake_result, tmp_path):
 
 
 def test_a_real_run_draws_every_figure(scenario_file, tmp_path):
-    ndncc.load(scenario_file).run().save(tmp_path)
+    out = tmp_path / "run"
+    ndncc.load(scenario_file).run().save(out)
     for name in FIGURES:
-        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
-    report = (tmp_path / "report.md").read_text()
+        assert (out / name).read_bytes().startswith(b"\x89PNG")
+    report = (out / "report.md").read_text()
     assert report.startswith("# two-node")
     for name in FIGURES:
         assert f"]({name})" in report
 
 
 def test_summary_json_follows_the_schema(fake_result, tmp_path):
-    fake_result.save(tmp_path, variant="v1", paper={("c1", "goodput"): 1.2})
-    rows = json.loads((tmp_path / "summary.json").read_text())
+    fake_result.save(tmp_path / "run", variant="v1", paper={("c1", "goodput"): 1.2})
+    rows = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert [list(r) for r in rows] == [list(output.SUMMARY_FIELDS)] * 3
     # consumers first (by name), then faces
     assert [(r["flow"], r["metric"]) for r in rows] == [
@@ -70,8 +71,8 @@ def test_the_comparison_table_appears_only_with_paper_values(fake_result, tmp_pa
 
 
 def test_long_tables_are_sorted_by_entity_metric_time(fake_result, tmp_path):
-    fake_result.save(tmp_path)
-    series = pl.read_parquet(tmp_path / "series.parquet")
+    fake_result.save(tmp_path / "run")
+    series = pl.read_parquet(tmp_path / "run" / "series.parquet")
     assert series.columns == ["t", "entity", "metric", "value"]
     assert series.rows() == [
         (0.1, "c0", "data_received", 10.0),
@@ -84,8 +85,8 @@ def test_long_tables_are_sorted_by_entity_metric_time(fake_result, tmp_path):
 
 
 def test_manifest_records_version_scenario_seed_and_stats(fake_result, tmp_path):
-    fake_result.save(tmp_path)
-    m = json.loads((tmp_path / "manifest.json").read_text())
+    fake_result.save(tmp_path / "run")
+    m = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert m["ndncc_version"] == ndncc.__version__
     assert m["seed"] == 7
     assert (m["events"], m["packet_hops"], m["wall_seconds"]) == (12, 34, 0.01)
@@ -162,8 +163,8 @@ def test_read_run_names_the_missing_file(tmp_path):
 
 
 def test_read_run_gives_back_what_save_wrote(fake_result, tmp_path):
-    rows = fake_result.save(tmp_path)
-    run = output.read_run(tmp_path)
+    rows = fake_result.save(tmp_path / "run")
+    run = output.read_run(tmp_path / "run")
     assert run.summary == rows
     assert run.series.equals(fake_result.series())
     assert run.faces.equals(fake_result.faces())

@@ -258,7 +258,7 @@ def test_a_failing_run_is_recorded_counted_and_exits_1(capsys, tmp_path):
     assert "failed: apps.C1.file_size=2GB seed 1: stopped after 0.3 s of wall time" in err
     assert "Traceback" not in err
     records = [json.loads(p.read_text()) for p in (tmp_path / "failed").glob("*.json")]
-    assert [(r["point"], r["type"]) for r in records] == [({"apps.C1.file_size": "2GB"}, "TimeoutError")]
+    assert [(r["point"], r["type"]) for r in records] == [({"apps.C1.file_size": "2GB"}, "RunTimeout")]
     assert "100kB" in out  # the table still shows the run that finished
     # Once the run succeeds, its failure record goes.
     code, _, err = ndncc_cli(capsys, "sweep", E3, "--grid", 'apps.C1.file_size="100kB","2GB"', "--seeds", 1,

@@ -51,6 +51,24 @@ fn bench_names() -> Vec<String> {
     api::bench_names()
 }
 
+/// Panics on purpose, so that tests can check how a crash of the engine reaches a user.
+#[pyfunction]
+#[pyo3(name = "_panic")]
+fn panic_for_tests(message: &str) {
+    panic!("{message}");
+}
+
+/// Keeps a panic's report off stderr: pyo3 turns the panic into a `PanicException`, and the
+/// command line reports that as one line. With `NDNCC_DEBUG` set, the usual report is printed too.
+fn quiet_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("NDNCC_DEBUG").is_some_and(|v| !v.is_empty()) {
+            default(info);
+        }
+    }));
+}
+
 /// Runs one built-in benchmark without holding the GIL.
 #[pyfunction]
 #[pyo3(name = "bench")]
@@ -69,5 +87,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_minindn, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(panic_for_tests, m)?)?;
+    quiet_panics();
     error::register(m)
 }

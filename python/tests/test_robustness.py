@@ -1,0 +1,654 @@
+"""Bad input of every kind ends in one line on stderr and exit code 2, an engine crash in one
+"internal error" line and exit code 1; never a traceback. One test per reproducer, then a run of
+mutated copies of the shipped scenarios.
+
+The mutation run is also a script, for bigger runs than the test suite affords:
+
+    .venv/bin/python python/tests/test_robustness.py --mutations 3000 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import ndncc
+from ndncc import _core, cli, errors, executors
+from ndncc.errors import BadInput
+
+#: The module, which ``ndncc.sweep`` (the function) hides.
+sweep_module = importlib.import_module("ndncc.sweep")
+
+ROOT = Path(__file__).resolve().parents[1].parent
+EXAMPLE = ROOT / "docs" / "examples" / "two-node.toml"
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
+BIG_SEED = str(2**64)
+
+
+def ndncc_cli(capsys, *args) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_bad_input(code: int, err: str, *fragments: str) -> None:
+    """Exit code 2 and one line on stderr, naming each of ``fragments``."""
+    assert code == 2, err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    for fragment in fragments:
+        assert fragment in err
+    assert "Traceback" not in err
+
+
+def run_installed(*args: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
+    """The ``ndncc`` command in a fresh interpreter, so that whatever reaches the real stderr
+    (a Rust panic report, a traceback printed at exit) is seen."""
+    command = [sys.executable, "-m", "ndncc", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+# ---------------------------------------------------------------- seeds
+
+
+@pytest.mark.parametrize("seed", [BIG_SEED, "-1", "-18446744073709551616"])
+def test_a_seed_outside_64_bits_exits_2(capsys, seed, tmp_path):
+    code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "--seed", seed, "-o", tmp_path / "run")
+    assert_bad_input(code, err, f"seed {seed}", "from 0 to 18446744073709551615")
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_api_refuses_the_seeds_the_cli_refuses():
+    sc = ndncc.load(EXAMPLE)
+    for seed in (2**64, -1, 1.5, True):
+        with pytest.raises(BadInput, match="expected an integer from 0"):
+            sc.run(seed=seed)
+    with pytest.raises(BadInput, match="seeds must be integers from 0 to 2"):
+        ndncc.sweep(EXAMPLE, seeds=[1, 2**64])
+
+
+# ---------------------------------------------------------------- topo convert
+
+
+@pytest.mark.parametrize("binary", ["random", "zeros", "png"])
+def test_topo_convert_of_a_binary_file_exits_2(capsys, tmp_path, binary):
+    rng = random.Random(1)
+    data = {
+        "random": bytes(rng.randrange(256) for _ in range(4096)),
+        "zeros": bytes(4096),  # valid UTF-8, so the topology reader itself refuses it
+        "png": b"\x89PNG\r\n\x1a\n" + bytes(100),
+    }[binary]
+    path = tmp_path / "topo.bin"
+    path.write_bytes(data)
+    code, out, err = ndncc_cli(capsys, "topo", "convert", path)
+    assert_bad_input(code, err, str(path))
+    assert out == ""
+
+
+# ---------------------------------------------------------------- sweep files
+
+
+def test_a_sweep_file_with_a_huge_seed_count_exits_2(capsys, tmp_path):
+    path = tmp_path / "huge.toml"
+    path.write_text(f'scenario = "{EXAMPLE}"\nseeds = 100000000000\n')
+    started = time.monotonic()
+    code, _, err = ndncc_cli(capsys, "sweep", path, "-o", tmp_path / "out")
+    assert_bad_input(code, err, f"{path}:2: seeds", "100,000")
+    assert time.monotonic() - started < 10
+    code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "--seeds", 10**12, "-o", tmp_path / "out")
+    assert_bad_input(code, err, "seeds")
+
+
+def test_a_grid_with_too_many_runs_exits_2(capsys, tmp_path):
+    values = ",".join(str(v) for v in range(1, 501))
+    code, _, err = ndncc_cli(
+        capsys, "sweep", EXAMPLE, "-g", f"apps.consumer.window.window={values}", "--seeds", 1000,
+        "-o", tmp_path / "out",
+    )  # fmt: skip
+    assert_bad_input(code, err, "500,000 runs")
+
+
+@pytest.mark.parametrize("depth", [40, 5000])
+def test_a_sweep_file_with_deeply_nested_tables_exits_2(capsys, tmp_path, depth):
+    path = tmp_path / "deep.toml"
+    value = "{a = " * depth + "1" + "}" * depth
+    path.write_text(f'scenario = "{EXAMPLE}"\n[grid]\nx = [{value}]\n')
+    code, _, err = ndncc_cli(capsys, "sweep", path, "-o", tmp_path / "out")
+    assert_bad_input(code, err, str(path))
+    assert re.search("nested|recursion", err)
+
+
+# ---------------------------------------------------------------- plot on damaged folders
+
+
+def _cut(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:60])
+
+
+DAMAGE = {
+    "series cut short": lambda d: _cut(d / "series.parquet"),
+    "faces replaced by JSON": lambda d: (d / "faces.parquet").write_text("[]"),
+    "faces without columns": lambda d: pl.DataFrame({"t": [1]}).write_parquet(d / "faces.parquet"),
+    "manifest cut short": lambda d: _cut(d / "manifest.json"),
+    "manifest binary": lambda d: (d / "manifest.json").write_bytes(bytes(range(256))),
+    "manifest a list": lambda d: (d / "manifest.json").write_text("[1]"),
+    "manifest without seed": lambda d: (d / "manifest.json").write_text('{"ndncc_version": "x"}'),
+    "summary rows wrong": lambda d: (d / "summary.json").write_text('[{"a": 1}]'),
+    "summary an object": lambda d: (d / "summary.json").write_text('{"a": 1}'),
+}
+
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("saved") / "run"
+    ndncc.load(EXAMPLE, ['simulation.duration="1s"']).run().save(folder, figures=False)
+    return folder
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_plot_of_a_damaged_run_folder_exits_2_naming_the_file(capsys, saved_run, tmp_path, damage):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for f in saved_run.iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    DAMAGE[damage](folder)
+    code, _, err = ndncc_cli(capsys, "plot", folder)
+    assert_bad_input(code, err, str(folder / ""))
+    assert re.search(r"(manifest|summary)\.json|(series|faces)\.parquet", err)
+
+
+@pytest.fixture(scope="module")
+def small_sweep(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("sweep") / "out"
+    with ThreadPoolExecutor(2) as pool:
+        ndncc.sweep(
+            EXAMPLE, grid={"apps.consumer.window.window": [5, 10]}, seeds=2, executor=pool, out=folder,
+            overrides=['simulation.duration="1s"'],
+        )  # fmt: skip
+    return folder
+
+
+def copy_tree(source: Path, target: Path) -> Path:
+    for f in source.rglob("*"):
+        if f.is_file():
+            (target / f.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+            (target / f.relative_to(source)).write_bytes(f.read_bytes())
+    return target
+
+
+@pytest.mark.parametrize(
+    "damage, fragment",
+    [
+        (lambda d: _cut(next(d.glob("runs/*/part.parquet"))), "part.parquet: not a readable Parquet file"),
+        (lambda d: (d / "sweep.json").write_text("garbage"), "sweep.json: not valid JSON"),
+        (lambda d: (d / "sweep.json").write_text("{}"), "sweep.json: name"),
+        (lambda d: (d / "sweep.json").write_text(_with_key(d, "../../x")), "sweep.json: runs[0]"),
+    ],
+)
+def test_plot_of_a_damaged_sweep_folder_exits_2_naming_the_file(
+    capsys, small_sweep, tmp_path, damage, fragment
+):
+    folder = copy_tree(small_sweep, tmp_path / "out")
+    damage(folder)
+    code, _, err = ndncc_cli(capsys, "plot", folder)
+    assert_bad_input(code, err, fragment)
+
+
+def _with_key(folder: Path, key: str) -> str:
+    plan = json.loads((folder / "sweep.json").read_text())
+    plan["runs"][0]["key"] = key
+    return json.dumps(plan)
+
+
+# ---------------------------------------------------------------- sweep resume
+
+
+def test_a_resumed_sweep_runs_damaged_parts_again_and_says_so(capsys, small_sweep, tmp_path):
+    folder = copy_tree(small_sweep, tmp_path / "out")
+    parts = sorted(folder.glob("runs/*/part.parquet"))
+    _cut(parts[0])
+    # Fewer rows than the manifest records: a file replaced by another valid one.
+    pl.read_parquet(parts[1]).head(1).write_parquet(parts[1])
+    parts[2].unlink()
+    args = ["sweep", EXAMPLE, "-g", "apps.consumer.window.window=5,10", "--seeds", 2, "--workers", 1,
+            "-s", 'simulation.duration="1s"', "-o", folder]  # fmt: skip
+    code, _, err = ndncc_cli(capsys, *args)
+    assert code == 0, err
+    assert f"note: ran again: {parts[0]}: not a readable Parquet file" in err
+    assert f"note: ran again: {parts[1]}: 1 rows where the manifest records" in err
+    assert f"note: ran again: {parts[2]}: missing" in err
+    assert "4 runs: 3 done, 1 already done, 0 failed" in err
+    for part in parts:
+        assert pl.read_parquet(part).equals(pl.read_parquet(small_sweep / part.relative_to(folder)))
+    code, _, err = ndncc_cli(capsys, *args)
+    assert code == 0 and "note:" not in err and "4 already done" in err
+
+
+# ---------------------------------------------------------------- Dask addresses
+
+
+@pytest.mark.parametrize("address", ["bogus", "tcp://", "tcp://host:99999", "http://x:8786", ""])
+def test_a_malformed_dask_address_exits_2_at_once(tmp_path, address):
+    started = time.monotonic()
+    proc = run_installed("sweep", EXAMPLE, "--dask", address, "-o", tmp_path / "out", timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: --dask") and proc.stderr.count("\n") == 1, proc.stderr
+    assert "scheduler address" in proc.stderr
+    assert time.monotonic() - started < 10
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unreachable_dask_scheduler_exits_2_quickly(tmp_path):
+    pytest.importorskip("distributed", reason="dask.distributed is not installed (ndncc[dask])")
+    started = time.monotonic()
+    proc = run_installed("sweep", EXAMPLE, "--dask", "tcp://127.0.0.1:1", "-o", tmp_path / "out", timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: --dask tcp://127.0.0.1:1: cannot reach the scheduler")
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 15
+
+
+def test_the_api_refuses_what_the_cli_refuses_with_the_same_message(capsys, tmp_path):
+    cases = [
+        ({"timeout": -1}, ["--timeout", "-1"]),
+        ({"timeout": float("nan")}, ["--timeout", "nan"]),
+        ({"executor": 0}, ["--workers", "0"]),
+        ({"executor": -2}, ["--workers", "-2"]),
+        ({"seeds": 0}, ["--seeds", "0"]),
+        ({"executor": "bogus"}, ["--dask", "bogus"]),
+        ({"out": ""}, ["-o", ""]),
+    ]
+    for kwargs, options in cases:
+        with pytest.raises(BadInput) as caught:
+            ndncc.sweep(EXAMPLE, **{"out": tmp_path / "out", **kwargs})
+        code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "-o", tmp_path / "out", *options)
+        assert_bad_input(code, err)
+        assert err == f"error: {caught.value}\n", kwargs
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(BadInput, match="executor True"):
+        ndncc.sweep(EXAMPLE, executor=True, out=tmp_path / "out")
+
+
+# ---------------------------------------------------------------- one exception hierarchy
+
+
+def test_every_error_ndncc_raises_on_purpose_is_an_ndncc_error():
+    for cls in (
+        errors.BadInput,
+        errors.MissingFile,
+        errors.DamagedFile,
+        errors.RunTimeout,
+        executors.ExecutionError,
+    ):
+        assert issubclass(cls, ndncc.NdnccError), cls
+    # Still the built-in errors code may catch for them.
+    assert issubclass(errors.BadInput, ValueError) and issubclass(errors.MissingFile, FileNotFoundError)
+    assert issubclass(errors.RunTimeout, TimeoutError)
+
+
+@pytest.mark.parametrize(
+    "paper, message",
+    [
+        ({"x": 1}, "paper: key 'x' is not a (flow, metric) pair"),
+        ({("a",): 1}, "paper: key ('a',) is not a (flow, metric) pair"),
+        ({("c0", "goodput"): "fast"}, "paper: c0/goodput: expected a number"),
+        ([1, 2], "paper: expected a mapping"),
+        ({("c9", "goodput"): 1.0}, "paper values name no summary row: c9/goodput"),
+    ],
+)
+def test_save_with_bad_paper_values_says_what_is_wrong(fake_result, tmp_path, paper, message):
+    with pytest.raises(BadInput) as caught:
+        fake_result.save(tmp_path / "run", paper=paper)
+    assert str(caught.value).startswith(message)
+    assert not (tmp_path / "run").exists()
+
+
+# ---------------------------------------------------------------- engine crashes
+
+
+def test_a_rust_panic_is_one_internal_error_line(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "run_with_progress", lambda *a: _core._panic("index out of bounds: secret"))
+    code, out, err = ndncc_cli(capsys, "run", EXAMPLE)
+    assert code == 1
+    assert err == f"internal error: {errors.ENGINE_CRASH}\n"
+
+
+def test_a_rust_panic_prints_no_rust_report_on_the_real_stderr(tmp_path):
+    script = (
+        "import sys; from ndncc import cli, _core\n"
+        "cli.run_with_progress = lambda *a: _core._panic('index out of bounds: secret')\n"
+        f"sys.exit(cli.main(['run', {str(EXAMPLE)!r}, '-o', {str(tmp_path / 'run')!r}]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NDNCC_DEBUG"}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1
+    assert proc.stderr == f"internal error: {errors.ENGINE_CRASH}\n"
+    assert not (tmp_path / "run").exists()
+
+
+def _panic_in_run(task):
+    _core._panic("attempt to subtract with overflow")
+
+
+def test_a_panic_in_a_sweep_run_is_recorded_as_one_line(capfd, monkeypatch, tmp_path):
+    monkeypatch.setattr(sweep_module, "_run_files", _panic_in_run)
+    with ThreadPoolExecutor(1) as pool:
+        res = ndncc.sweep(EXAMPLE, seeds=1, executor=pool, out=tmp_path / "out")
+    assert res.status.failed == 1
+    assert res.failures[0]["error"] == errors.ENGINE_CRASH
+    assert res.failures[0]["type"] == "PanicException"
+    assert "panicked" not in capfd.readouterr().err
+
+
+def test_a_panic_in_a_worker_process_prints_nothing_on_its_stderr():
+    script = (
+        "from ndncc import _core\n"
+        "from ndncc.executors import LocalPool, ExecutionError\n"
+        "if __name__ == '__main__':\n"
+        "    pool = LocalPool(1)\n"
+        "    results = [r for _, r in pool.results(_core._panic, ['boom'])]\n"
+        "    pool.close()\n"
+        "    assert isinstance(results[0], ExecutionError), results\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NDNCC_DEBUG"}
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "pool.py"
+        path.write_text(script)
+        proc = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "panicked" not in proc.stderr and "boom" not in proc.stderr
+
+
+# ---------------------------------------------------------------- output folders
+
+
+def test_an_empty_output_folder_name_exits_2(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for command in (["run", EXAMPLE], ["sweep", EXAMPLE, "--seeds", 1], ["topo", "convert", EXAMPLE]):
+        code, _, err = ndncc_cli(capsys, *command, "-o", "")
+        assert_bad_input(code, err, "--out: empty path")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["../x", "a/b", "..", ".", " ", "a\\\\b", "/abs"])
+def test_a_scenario_name_cannot_lead_out_of_runs(capsys, tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "-s", f'simulation.name="{name}"')
+    if code == 2 and "simulation.name" in err and "cannot name a folder" not in err:
+        return  # the scenario itself refuses the name
+    assert_bad_input(code, err, "simulation.name", "--out")
+    code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "--seeds", 1, "-s", f'simulation.name="{name}"')
+    assert_bad_input(code, err, "simulation.name")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["work"]
+
+
+def test_a_folder_that_is_no_run_is_refused_unless_overwrite(capsys, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("precious")
+    code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "-o", folder)
+    assert_bad_input(code, err, str(folder), "--overwrite")
+    assert (folder / "thesis.tex").read_text() == "precious"
+    code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "-o", folder, "--overwrite")
+    assert code == 0, err
+    assert not (folder / "thesis.tex").exists() and (folder / "manifest.json").is_file()
+
+
+def test_overwrite_never_replaces_the_current_folder(capsys, tmp_path, monkeypatch):
+    (tmp_path / "keep.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    for target in (".", str(tmp_path), ".."):
+        code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "-o", target, "--overwrite")
+        assert_bad_input(code, err, "refusing to replace")
+    assert (tmp_path / "keep.txt").read_text() == "x"
+
+
+def test_a_new_run_replaces_an_earlier_run_folder_without_stale_files(capsys, tmp_path):
+    folder = tmp_path / "run"
+    code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "-o", folder, "--figures")
+    assert code == 0, err
+    assert (folder / "window.png").is_file()
+    code, _, err = ndncc_cli(capsys, "run", EXAMPLE, "-o", folder)
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "faces.parquet", "manifest.json", "report.md", "series.parquet", "summary.json",
+    ]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no temporary folder beside it
+
+
+def test_a_crash_while_saving_keeps_the_old_folder_whole(monkeypatch, make_fake_result, tmp_path):
+    folder = tmp_path / "run"
+    make_fake_result().save(folder, figures=False)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("ndncc.result.render_run", crash)
+    with pytest.raises(RuntimeError, match="disk full"):
+        make_fake_result().save(folder)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["run", "two-node.toml"])
+
+
+def test_leftovers_of_a_killed_save_are_removed_by_the_next(make_fake_result, tmp_path):
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    leftover = tmp_path / f".run.tmp-{dead.stdout.strip()}"
+    leftover.mkdir()
+    (leftover / "series.parquet").write_bytes(b"half")
+    make_fake_result().save(tmp_path / "run", figures=False)
+    assert not leftover.exists() and (tmp_path / "run" / "manifest.json").is_file()
+
+
+# ---------------------------------------------------------------- mutated scenarios
+
+#: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.
+WEIRD_VALUES = [
+    "0", "-1", "1", "-0.0", "1e308", "-1e308", "1e-320", "nan", "inf", "-inf", "18446744073709551616",
+    "9223372036854775807", "-9223372036854775808", "4294967296", "65536", "2.5", "true", "[]", "{}",
+    "[1, 2]", '""', '"x"', '"../x"', '"a/b"', '"\\u0000"', '"0s"', '"-5s"', '"1e400s"', '"1ns"',
+    '"584942417y"', '"18446744073709551615ms"', '"nan s"', '"0bps"', '"1Tbps"', '"1e30Gbps"', '"-3Mbps"',
+    '"0B"', '"1TB"', '"18446744073709551616B"', '"-1%"', '"150%"', '"nan%"', '"1e-9%"', '"100%"',
+    '"droptail"', '"codel"', '"pcon"', '"aimd"', '"fixed"', '"consumer"', '"producer"', '"/p1"', '"/"',
+    '"C1"', '"R1"', "{ type = \"fixed\", window = 0 }", "{ capacity = 18446744073709551615 }",
+    "{ type = \"droptail\", packets = 0 }", "{ type = \"red\" }",
+]  # fmt: skip
+
+#: Factors a mutation scales a number by, keeping its unit: zero, tiny, close, huge, negative.
+SCALES = [0, 1e-9, 0.001, 0.5, 2, 10, 1000, 1e6, 1e12, -1]
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?")
+_ASSIGNMENT = re.compile(r"^(\s*[\w\"'.-]+\s*=\s*)(.+)$")
+_INLINE_VALUE = re.compile(r"(=\s*)(\"[^\"]*\"|[^,}\]\s][^,}\]]*)")
+_TABLE = re.compile(r"^\s*\[+[^\]]+\]+\s*$")
+
+
+def mutate(text: str, rng: random.Random) -> tuple[str, str]:
+    """One random change to scenario text; returns the new text and what was done."""
+    lines = text.splitlines()
+    assignments = [
+        i for i, line in enumerate(lines) if _ASSIGNMENT.match(line) and not line.lstrip().startswith("#")
+    ]
+    tables = [i for i, line in enumerate(lines) if _TABLE.match(line)]
+    kind = rng.choice(["delete", "value", "value", "inline", "scale", "scale", "scale", "table", "tables"])
+    if kind == "delete" and assignments:
+        i = rng.choice(assignments)
+        return "\n".join(lines[:i] + lines[i + 1 :]), f"delete line {i + 1}"
+    if kind == "inline":
+        spots = [(i, m) for i in assignments for m in _INLINE_VALUE.finditer(lines[i]) if m.start() > 0]
+        if spots:
+            i, m = rng.choice(spots)
+            value = rng.choice(WEIRD_VALUES)
+            lines[i] = lines[i][: m.start(2)] + value + lines[i][m.end(2) :]
+            return "\n".join(lines), f"line {i + 1}: inline value -> {value}"
+    if kind == "scale":
+        spots = [
+            (i, m) for i in assignments for m in _NUMBER.finditer(lines[i]) if "=" in lines[i][: m.start()]
+        ]
+        if spots:
+            i, m = rng.choice(spots)
+            factor = rng.choice(SCALES)
+            scaled = float(m.group()) * factor
+            value = str(int(scaled)) if scaled.is_integer() and abs(scaled) < 2**63 else f"{scaled:g}"
+            lines[i] = lines[i][: m.start()] + value + lines[i][m.end() :]
+            return "\n".join(lines), f"line {i + 1}: {m.group()} x {factor:g} -> {value}"
+    if kind == "table" and tables:
+        start = rng.choice(tables)
+        end = next((t for t in tables if t > start), len(lines))
+        return "\n".join(lines + lines[start:end]), f"duplicate table at line {start + 1}"
+    if kind == "tables" and tables:
+        # A table header repeated with a new key in it: duplicate header, not a duplicate key.
+        start = rng.choice(tables)
+        return "\n".join(
+            lines + [lines[start], f"extra_{rng.randrange(100)} = {rng.choice(WEIRD_VALUES)}"]
+        ), (f"table at line {start + 1} opened again")
+    if not assignments:
+        return text, "unchanged"
+    i = rng.choice(assignments)
+    value = rng.choice(WEIRD_VALUES + [str(rng.randint(-(2**70), 2**70)), repr(rng.uniform(-1e6, 1e6))])
+    lines[i] = _ASSIGNMENT.sub(lambda m: m.group(1) + value, lines[i])
+    return "\n".join(lines), f"line {i + 1} -> {value}"
+
+
+class Hang(BaseException):
+    """Raised by the alarm when one command takes too long (the engine checks for signals)."""
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def run_captured(args: list[str], limit: float) -> tuple[int, str, bool]:
+    """``ndncc args`` in this process, with its file descriptors 1 and 2 captured (a Rust panic
+    report goes there directly), stopped after ``limit`` seconds. Returns the exit code, the
+    output and whether it hung."""
+    hung = False
+    with tempfile.TemporaryFile(mode="w+b") as capture:
+        sys.stdout.flush(), sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        os.dup2(capture.fileno(), 1), os.dup2(capture.fileno(), 2)
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            code = cli.main(args)
+        except Hang:
+            code, hung = -1, True
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            sys.stdout.flush(), sys.stderr.flush()
+            os.dup2(saved[0], 1), os.dup2(saved[1], 2)
+            os.close(saved[0]), os.close(saved[1])
+        capture.seek(0)
+        text = capture.read().decode("utf-8", "replace")
+    # The command line's guard turns the alarm into an internal error: recognise it.
+    return code, text, hung or ("internal error" in text and "Hang" in text)
+
+
+def problems(code: int, text: str, hung: bool) -> list[str]:
+    found = []
+    if hung:
+        found.append("hang")
+    if "Traceback" in text:
+        found.append("traceback")
+    if "panicked" in text or "PanicException" in text or errors.ENGINE_CRASH in text:
+        found.append("panic")
+    if code not in (0, 2) and not hung:
+        found.append(f"exit {code}")
+    if code == 2 and text.count("\n") != 1:
+        found.append("not one line")
+    return found
+
+
+def mutation_run(mutations: int, seed: int, limit: float = 20.0, log=None) -> dict:
+    """Mutate the shipped scenarios ``mutations`` times; validate each, and run (for a fraction of
+    a simulated second) each that validates. Returns the counts and the cases that went wrong."""
+    rng = random.Random(seed)
+    sources = {p.name: p.read_text() for p in SCENARIOS}
+    codes: Counter = Counter()
+    kinds: Counter = Counter()
+    bad = []
+    with tempfile.TemporaryDirectory() as work:
+        path = Path(work) / "mutated.toml"
+        for n in range(mutations):
+            name = rng.choice(sorted(sources))
+            text, change = sources[name], ""
+            for _ in range(rng.choice([1, 1, 1, 1, 2, 3])):
+                text, one = mutate(text, rng)
+                change += f"{one}; "
+            path.write_text(text)
+            steps = [["validate", str(path)]]
+            steps.append(
+                ["run", str(path), "-o", str(Path(work) / "out"), "-s", 'simulation.duration="200ms"']
+            )
+            for args in steps:
+                code, output, hung = run_captured(args, limit)
+                codes[f"{args[0]} {code}"] += 1
+                found = problems(code, output, hung)
+                kinds.update(found)
+                if found:
+                    case = {"case": n, "scenario": name, "change": change, "command": args[0]}
+                    bad.append({**case, "problems": found, "output": output[-2000:], "text": text})
+                    if log:
+                        print(f"case {n} {name} {args[0]}: {found}: {change}", file=log, flush=True)
+                if code != 0:
+                    break
+    return {"mutations": mutations, "seed": seed, "exit_codes": dict(sorted(codes.items())),
+            "problems": dict(kinds), "bad": bad}  # fmt: skip
+
+
+def test_mutated_scenarios_end_in_exit_0_or_2_without_tracebacks(tmp_path):
+    # In a fresh interpreter: the mutation run redirects file descriptors and installs an alarm.
+    report = tmp_path / "report.json"
+    command = [sys.executable, __file__, "--mutations", "400", "--seed", "7", "--json", str(report)]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(report.read_text())
+    assert result["bad"] == [], json.dumps(result["bad"][:3], indent=1)
+    assert result["exit_codes"].get("validate 0", 0) > 20 and result["exit_codes"].get("validate 2", 0) > 20
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Run ndncc on mutated copies of the shipped scenarios.")
+    parser.add_argument("--mutations", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--limit", type=float, default=20.0, help="seconds before a command counts as hung")
+    parser.add_argument("--json", type=Path, help="write the full result (with failing cases) here")
+    options = parser.parse_args()
+    started = time.monotonic()
+    result = mutation_run(options.mutations, options.seed, options.limit, log=sys.stderr)
+    if options.json:
+        options.json.write_text(json.dumps(result, indent=1))
+    summary = {k: v for k, v in result.items() if k != "bad"}
+    print(
+        json.dumps(
+            {
+                **summary,
+                "failing_cases": len(result["bad"]),
+                "wall_seconds": round(time.monotonic() - started, 1),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
