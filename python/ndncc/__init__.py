@@ -11,6 +11,7 @@ See docs/python.md for the whole API.
 
 from ._core import (
     BuildError,
+    ControllerError,
     InternalError,
     Interrupted,
     NdnccError,
@@ -26,6 +27,7 @@ from .sweep import SweepResult, sweep
 __all__ = [
     "BadInput",
     "BuildError",
+    "ControllerError",
     "InternalError",
     "Interrupted",
     "NdnccError",

@@ -88,5 +88,68 @@ class BuildError(NdnccError):
 class Interrupted(NdnccError): ...
 class InternalError(NdnccError): ...
 
+class ControllerError(NdnccError):
+    """A Python controller raised; the exception it raised is ``__cause__``."""
+
+    app: str
+    hook: str
+    class_path: str
+
+# The events a Python controller's hooks get (ndncc.controllers). Times are integer nanoseconds
+# of simulated time; the ``*_s`` properties give them in float seconds.
+
+class DataEvent:
+    now: int
+    seq: int
+    rtt: Optional[int]
+    srtt: Optional[int]
+    marked: bool
+    rate_stamp: float
+    next_seq: int
+    highest_received: int
+    in_flight: int
+    data_size: int
+    interest_size: int
+    route: int
+    @property
+    def now_s(self) -> float: ...
+    @property
+    def rtt_s(self) -> Optional[float]: ...
+    @property
+    def srtt_s(self) -> Optional[float]: ...
+
+class LossEvent:
+    now: int
+    seq: int
+    nack: Optional[str]
+    """None for a timeout; else "congestion", "duplicate", "no-route" or "link-loss"."""
+    marked: bool
+    next_seq: int
+    highest_received: int
+    in_flight: int
+    srtt: Optional[int]
+    @property
+    def now_s(self) -> float: ...
+    @property
+    def srtt_s(self) -> Optional[float]: ...
+
+class HoleEvent:
+    now: int
+    seq: int
+    hole: int
+    next_seq: int
+    highest_received: int
+    in_flight: int
+    @property
+    def now_s(self) -> float: ...
+
+class SentEvent:
+    now: int
+    seq: int
+    retransmission: bool
+    in_flight: int
+    @property
+    def now_s(self) -> float: ...
+
 def _panic(message: str) -> None:
     """Panics on purpose (tests of how an engine crash reaches the user)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from . import _core
 from .errors import BadInput
@@ -77,20 +77,44 @@ class Scenario:
         return f"Scenario(name={self.name!r}, duration={self.duration}, seed={self.seed})"
 
 
-def _override_list(overrides: Union[str, Iterable[str]]) -> list[str]:
-    return [overrides] if isinstance(overrides, str) else list(overrides)
+#: App name → controller class, or instance made with keyword arguments (see ndncc.controllers).
+Controllers = Optional[Mapping[str, Any]]
 
 
-def load(path: Union[str, os.PathLike], overrides: Union[str, Iterable[str]] = ()) -> Scenario:
-    """Load a scenario file (TOML), applying ``key=value`` overrides such as ``"simulation.seed=3"``."""
+def _override_list(overrides: Union[str, Iterable[str]], controllers: Controllers = None) -> list[str]:
+    out = [overrides] if isinstance(overrides, str) else list(overrides)
+    if controllers is not None:
+        from .controllers import as_override
+
+        if not isinstance(controllers, Mapping):
+            raise BadInput(f"controllers: expected a mapping of app name to controller, got {controllers!r}")
+        out += [as_override(app, c) for app, c in controllers.items()]
+    return out
+
+
+def load(
+    path: Union[str, os.PathLike],
+    overrides: Union[str, Iterable[str]] = (),
+    controllers: Controllers = None,
+) -> Scenario:
+    """Load a scenario file (TOML), applying ``key=value`` overrides such as ``"simulation.seed=3"``.
+
+    ``controllers`` puts Python controllers in charge of consumers: ``{"C1": MyAimd}`` or
+    ``{"C1": MyAimd(beta=0.7)}`` (see docs/python-controllers.md); they become overrides."""
     path = os.fspath(path)
-    overrides = _override_list(overrides)
+    overrides = _override_list(overrides, controllers)
     return Scenario(_core.load(path, overrides), lambda ov: _core.load(path, ov), overrides)
 
 
-def load_str(text: str, file: str = "<string>", overrides: Union[str, Iterable[str]] = ()) -> Scenario:
-    """Parse scenario TOML from a string; ``file`` names it in error messages."""
-    overrides = _override_list(overrides)
+def load_str(
+    text: str,
+    file: str = "<string>",
+    overrides: Union[str, Iterable[str]] = (),
+    controllers: Controllers = None,
+) -> Scenario:
+    """Parse scenario TOML from a string; ``file`` names it in error messages. ``controllers``
+    as for :func:`load`."""
+    overrides = _override_list(overrides, controllers)
     return Scenario(
         _core.load_str(text, file, overrides), lambda ov: _core.load_str(text, file, ov), overrides
     )

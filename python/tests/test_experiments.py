@@ -94,7 +94,35 @@ def _claims_agree_with_the_table(folder: Path) -> int:
     return len(claims)
 
 
-@pytest.mark.parametrize("name", ["e1", "e3", "e4"])
+def test_e5_quick_pcon_follows_capacity_in_diff_bw_and_table1_is_compared(tmp_path):
+    rows, folder = _run("e5", tmp_path)
+    _common_outputs(folder, rows)
+    for name in ("pcon", "pi", "cf"):
+        shares = [
+            _value(rows, f"multipath-diff-bw-{name}", f, "share") for f in ("R2->P1", "R2->P2", "R2->P3")
+        ]
+        assert abs(sum(shares) - 1.0) < 1e-9, (name, shares)
+    # PCON's marks move the split towards the 22.5 / 6 / 1.5 Mbit/s capacities.
+    assert _value(rows, "multipath-diff-bw-pcon", "R2->P1", "share") > _value(
+        rows, "multipath-diff-bw-pi", "R2->P1", "share"
+    )
+    paper = {(r["variant"], r["flow"], r["metric"]): r["paper"] for r in rows if r["paper"] is not None}
+    assert paper[("pcon", "C5", "rate_mbps")] == 20.52 and paper[("icp", "all", "mean_rtt_ms")] == 78.08
+    for variant in ("pcon", "icp"):
+        assert _value(rows, variant, "all", "rate_mbps") > 0
+
+
+def test_e2_quick_srmcc_shares_with_tcp_and_aggregates_feedback(tmp_path):
+    rows, folder = _run("e2", tmp_path)
+    _common_outputs(folder, rows)
+    for s in ("s1", "s2", "s3", "s4"):
+        assert 0.0 < _value(rows, f"{s}-srmcc", "multicast", "throughput_kbps")
+        assert _value(rows, f"{s}-srmcc", "multicast", "loss_rate") < 0.05
+    assert _value(rows, "s1-srmcc", "source", "feedback_saved") > 0.5
+    assert _value(rows, "groups-4", "multicast", "jain_index") > 0.9
+
+
+@pytest.mark.parametrize("name", ["e1", "e2", "e3", "e4", "e5"])
 def test_every_report_sentence_is_true_for_the_full_run_that_wrote_it(name, tmp_path):
     experiments.run(experiments.get(name), tmp_path, quick=False)
     assert _claims_agree_with_the_table(tmp_path / name) >= 5
@@ -117,7 +145,7 @@ def test_a_claim_whose_numbers_changed_is_caught():
     assert Notes(rows).holds(Check(("a", "C", "missing"), ">", 0.0)) is None
 
 
-@pytest.mark.parametrize("name", ["e1", "e3", "e4"])
+@pytest.mark.parametrize("name", ["e1", "e2", "e3", "e4", "e5"])
 def test_every_reproduction_is_registered_with_headline_metrics(name):
     exp = experiments.get(name)
     assert exp.headline and exp.headline_flows

@@ -261,6 +261,7 @@ mod tests {
             in_flight: 0,
             data_size: 1088,
             interest_size: 40,
+            route: 0,
         }
     }
 

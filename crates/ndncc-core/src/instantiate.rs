@@ -72,6 +72,15 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
             }
         };
         b.add_link(name, na, nb, params(Dir::AB), params(Dir::BA)).map_err(|e| err(format!("link {name}"), e))?;
+        if let Some(ls) = &link.link_service {
+            // Each end gets a service of its own: the two acknowledge each other's frames.
+            for (from, to) in [(na, nb), (nb, na)] {
+                let face = b
+                    .face_between(from, to)
+                    .ok_or_else(|| err(format!("link {name}"), "internal: no face for a link end"))?;
+                b.set_link_service(face, ls.build()).map_err(|e| err(format!("link {name}"), e))?;
+            }
+        }
         let weight = match scenario.routing.metric {
             RoutingMetric::Cost => link.cost as u64,
             RoutingMetric::Delay => link.delay.get().nanos().max(1),
@@ -121,7 +130,8 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
         b.add_route(from, &r.prefix, face, r.cost as u64);
     }
 
-    // Consumers, and IP flows with routes between their hosts.
+    // Consumers, IP flows with routes between their hosts, multicast groups with their trees.
+    let mut groups: u32 = 0;
     for (name, app) in &scenario.apps {
         match app {
             AppSpec::Consumer(c) => {
@@ -132,6 +142,11 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
             }
             AppSpec::Cbr(c) => {
                 b.add_cbr_flow(name, c).map_err(|e| err(format!("app {name}"), e))?;
+            }
+            AppSpec::Multicast(m) => {
+                groups = groups.saturating_add(1);
+                let group = m.group.unwrap_or(groups);
+                b.add_multicast(name, m, group).map_err(|e| err(format!("app {name}"), e))?;
             }
             AppSpec::Producer(_) => {}
         }

@@ -7,7 +7,7 @@
 //!           header: Ndn { Interest | Data | Nack(reason), name, nonce, lifetime, rate, label }
 //!                 | Ip  { src, dst, ecn_capable, Tcp { ports, seq, ack, flags, window, len }
 //!                                                 | Udp { ports, seq, sent_at } }
-//!                 | Mcast { group, source, seq, sent_at, Data | Feedback }
+//!                 | Mcast { group, source, seq, sent_at, report, Data | Feedback }
 //!                 | LinkAck }     a standalone link-layer acknowledgement frame
 //! ```
 //!
@@ -15,7 +15,7 @@
 //! (CS, PIT, FIB, strategy), `Ip` to IP forwarding by destination, `Mcast` to the multicast
 //! tree, and `LinkAck` to the face's link service. All of them share the faces, queues and links.
 
-use crate::ids::{NameId, NodeId};
+use crate::ids::{FaceId, NameId, NodeId};
 use crate::time::{SimDuration, SimTime};
 
 /// NACK reasons. The first three are NDNLPv2's; `LinkLoss` is ndncc's own (PCON's local
@@ -130,6 +130,16 @@ pub enum McastKind {
     Feedback,
 }
 
+/// What a multicast feedback packet reports; each mechanism documents its fields' meaning (for
+/// SRMCC's MCC message: the minimum fair shared rate, the maximum and minimum queue occupancy).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct McastReport {
+    /// A rate [bit/s].
+    pub rate: f64,
+    pub hi: f32,
+    pub lo: f32,
+}
+
 /// The multicast header: Data flows down the group's tree, feedback up it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mcast {
@@ -137,8 +147,11 @@ pub struct Mcast {
     pub kind: McastKind,
     /// The node that sent this packet (the source for Data, the reporter for feedback).
     pub origin: NodeId,
+    /// Data: the sequence number. Feedback: the reporter's round-trip estimate [ns].
     pub seq: u64,
     pub sent_at: SimTime,
+    /// Feedback's content (zero on Data).
+    pub report: McastReport,
 }
 
 /// The protocol header of a packet.
@@ -170,6 +183,10 @@ pub struct Packet {
     pub mark: u8,
     /// Hops travelled so far.
     pub hops: u8,
+    /// Route label of a Data (hICN-style, for RAAQM's per-path state): every forwarder that
+    /// sends the Data on sets it to rotl1(label) XOR (low 8 bits of the out-face id); 0 at the
+    /// producer.
+    pub route: u8,
     pub link: LinkFields,
     /// When the packet entered its current queue (set by queue disciplines for sojourn time).
     pub enqueued_at: SimTime,
@@ -179,7 +196,7 @@ pub struct Packet {
 impl Packet {
     /// A packet with `header` and `size` bytes, unmarked, at hop 0.
     pub fn new(header: Header, size: u32) -> Packet {
-        Packet { size, mark: 0, hops: 0, link: LinkFields::default(), enqueued_at: SimTime::ZERO, header }
+        Packet { size, mark: 0, hops: 0, route: 0, link: LinkFields::default(), enqueued_at: SimTime::ZERO, header }
     }
 
     pub fn interest(name: Name, size: u32, nonce: u32, lifetime_ns: u64) -> Packet {
@@ -199,6 +216,13 @@ impl Packet {
         }
         p.hops = 0;
         p
+    }
+
+    /// Step the route label as a forwarder sending this Data on `out_face` does.
+    #[inline]
+    pub fn step_route(&mut self, out_face: FaceId) {
+        let low = out_face.idx().to_le_bytes()[0];
+        self.route = self.route.rotate_left(1) ^ low;
     }
 
     /// The NDN header, if this is an NDN packet.

@@ -27,6 +27,18 @@ pub enum Backoff {
     None,
 }
 
+/// How the RTO is computed from the samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoFormula {
+    /// RFC 6298: srtt + k·rttvar.
+    #[default]
+    Rfc6298,
+    /// ICP's timer (libndn-icp, hICN): τ ← (1 − alpha)·τ + alpha·k·sample, from τ = initial_rto;
+    /// with alpha = 0.1 and k = 10 it settles at ten times the smoothed RTT.
+    Icp,
+}
+
 /// Parameters of the estimator. Defaults are ndnSIM's consumer defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -45,6 +57,8 @@ pub struct RttConfig {
     pub max_backoff: u32,
     /// When to double the RTO: "per-timeout" (ndnSIM), "per-check" or "none".
     pub backoff: Backoff,
+    /// "rfc6298" (default) or "icp".
+    pub formula: RtoFormula,
 }
 
 impl Default for RttConfig {
@@ -58,6 +72,7 @@ impl Default for RttConfig {
             max_rto: Duration::from_secs(200),
             max_backoff: 64,
             backoff: Backoff::PerTimeout,
+            formula: RtoFormula::Rfc6298,
         }
     }
 }
@@ -87,12 +102,14 @@ pub struct RttEstimator {
     /// Smoothed RTT and variation [s]; `None` before the first sample.
     srtt: Option<f64>,
     rttvar: f64,
+    /// ICP's timer τ [s].
+    timer: f64,
     backoff: u32,
 }
 
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> RttEstimator {
-        RttEstimator { cfg, srtt: None, rttvar: 0.0, backoff: 1 }
+        RttEstimator { cfg, srtt: None, rttvar: 0.0, timer: cfg.initial_rto.get().as_secs_f64(), backoff: 1 }
     }
 
     /// Feed one valid sample (Karn's rule already applied). Resets the backoff.
@@ -108,6 +125,7 @@ impl RttEstimator {
                 self.srtt = Some(s + self.cfg.alpha * (r - s));
             }
         }
+        self.timer += self.cfg.alpha * (self.cfg.k * r - self.timer);
         self.backoff = 1;
     }
 
@@ -129,9 +147,10 @@ impl RttEstimator {
 
     /// The RTO without backoff, clamped to [min, max].
     pub fn base_rto(&self) -> SimDuration {
-        let raw = match self.srtt {
-            None => self.cfg.initial_rto.get(),
-            Some(s) => SimDuration::from_secs_f64(s + self.cfg.k * self.rttvar),
+        let raw = match (self.cfg.formula, self.srtt) {
+            (_, None) => self.cfg.initial_rto.get(),
+            (RtoFormula::Rfc6298, Some(s)) => SimDuration::from_secs_f64(s + self.cfg.k * self.rttvar),
+            (RtoFormula::Icp, Some(_)) => SimDuration::from_secs_f64(self.timer),
         };
         raw.max(self.cfg.min_rto.get()).min(self.cfg.max_rto.get())
     }
@@ -162,6 +181,24 @@ mod tests {
         // srtt 100 ms, rttvar 50 ms, RTO = 100 + 4·50 = 300 ms.
         assert_eq!(e.srtt(), Some(ms(100)));
         assert_eq!(e.rto(), ms(300));
+    }
+
+    #[test]
+    fn the_icp_timer_moves_a_tenth_of_the_way_to_ten_samples() {
+        let cfg = RttConfig {
+            formula: RtoFormula::Icp,
+            alpha: 0.1,
+            k: 10.0,
+            min_rto: Duration::from_millis(10),
+            ..RttConfig::default()
+        };
+        let mut e = RttEstimator::new(cfg);
+        e.add_sample(ms(50));
+        // τ = 0.9·1 s + 0.1·(10·50 ms) = 950 ms.
+        assert_eq!(e.rto(), ms(950));
+        e.add_sample(ms(50));
+        // τ = 0.9·950 + 0.1·500 = 905 ms.
+        assert_eq!(e.rto(), ms(905));
     }
 
     #[test]

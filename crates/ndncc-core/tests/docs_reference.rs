@@ -17,16 +17,27 @@
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 
+use ndncc_core::app::mcast::{
+    AsmpConfig, FixedMcastConfig, McastControlConfig, PerIfEcnConfig, SrmccConfig, TfmccConfig,
+};
+use ndncc_core::cc::external::{ClassSpec, PythonRateConfig, PythonWindowConfig, Table};
 use ndncc_core::cc::rate::{AimdRateConfig, ConstantRateConfig, MirccRateConfig, RateConfig};
 use ndncc_core::cc::tcp::{NewRenoConfig, TcpBicConfig, TcpControlConfig, TcpCubicConfig};
 use ndncc_core::cc::window::{
-    AimdConfig, ArrivalRateConfig, BicConfig, ConsumerWindowConfig, CubicConfig, FixedWindowConfig, PconConfig,
-    PconLaw, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
+    AimdConfig, ArrivalRateConfig, BicConfig, ConsumerWindowConfig, CubicConfig, FixedWindowConfig, IcpConfig,
+    PconConfig, PconLaw, RaaqmConfig, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
 };
-use ndncc_core::forwarder::strategy::{BestRouteConfig, MulticastConfig, StrategyConfig};
+use ndncc_core::forwarder::strategy::{
+    BestRouteConfig, CfConfig, MulticastConfig, PconStrategyConfig, PiConfig, StrategyConfig,
+};
+use ndncc_core::linkservice::loss_detect::LossDetectConfig;
+use ndncc_core::linkservice::LinkServiceConfig;
 use ndncc_core::loss::LossConfig;
+use ndncc_core::module::hbh_shaper::HbhShaperConfig;
 use ndncc_core::module::interest_limit::{InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::MirccConfig;
+use ndncc_core::module::perif_ecn::PerIfEcnModuleConfig;
+use ndncc_core::module::srmcc::SrmccMtnConfig;
 use ndncc_core::module::static_stamp::StaticRateStampConfig;
 use ndncc_core::module::ModuleConfig;
 use ndncc_core::queue::ShaperConfig;
@@ -36,7 +47,7 @@ use ndncc_core::scenario::{
     AppSpec, ConsumerSpec, ContentStoreSpec, FaceSelection, LinkSpec, NodeSpec, ProducerSpec, RecordSpec, RouteSpec,
     RoutingMetric, RoutingMode, RoutingSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
 };
-use ndncc_core::scenario::{CbrSpec, TcpSpec};
+use ndncc_core::scenario::{CbrSpec, MulticastSpec, TcpSpec};
 use ndncc_core::units::{Bandwidth, Bytes, Duration, Fraction};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -234,7 +245,16 @@ fn link() -> LinkSpec {
     l.interest_shaper = Some(shaper());
     l.interest_shaper_ab = Some(shaper());
     l.interest_shaper_ba = Some(shaper());
+    l.link_service = Some(link_service());
     l
+}
+
+fn link_service() -> LinkServiceConfig {
+    LinkServiceConfig::LossDetect(LossDetectConfig {
+        timeout: Some(ms(100)),
+        min_timeout: Some(ms(50)),
+        ..LossDetectConfig::default()
+    })
 }
 
 fn tcp() -> TcpSpec {
@@ -300,6 +320,9 @@ fn windows() -> Vec<WindowConfig> {
             smooth_part: Some(20.0),
             ..PconConfig::default()
         }),
+        WindowConfig::Icp(IcpConfig::default()),
+        WindowConfig::Raaqm(RaaqmConfig { max_window: Some(512.0), ..RaaqmConfig::default() }),
+        WindowConfig::Python(PythonWindowConfig(python_class())),
     ]
 }
 
@@ -308,7 +331,15 @@ fn rates() -> Vec<RateConfig> {
         RateConfig::Constant(ConstantRateConfig::default()),
         RateConfig::Mircc(MirccRateConfig::default()),
         RateConfig::AimdRate(AimdRateConfig { max_rate: Some(1000.0), ..AimdRateConfig::default() }),
+        RateConfig::Python(PythonRateConfig(python_class())),
     ]
+}
+
+/// A Python class with one parameter (the `python` window and rate types).
+fn python_class() -> ClassSpec {
+    let mut params = Table::new();
+    params.insert("beta".into(), 0.7.into());
+    ClassSpec { class: "mypkg.mymod:MyAimd".into(), params }
 }
 
 fn queues() -> Vec<QueueConfig> {
@@ -352,7 +383,28 @@ fn modules() -> Vec<ModuleConfig> {
             depth: Some(10.0),
             ..InterestLimitConfig::default()
         }),
+        ModuleConfig::HbhShaper(HbhShaperConfig {
+            capacity: Some(Bandwidth::mbps(10)),
+            reverse_capacity: Some(Bandwidth::mbps(10)),
+            ..HbhShaperConfig::default()
+        }),
+        ModuleConfig::Srmcc(SrmccMtnConfig::default()),
+        ModuleConfig::PerIfEcn(PerIfEcnModuleConfig::default()),
     ]
+}
+
+fn multicast() -> MulticastSpec {
+    MulticastSpec {
+        node: "A".into(),
+        receivers: vec!["B".into()],
+        group: Some(3),
+        packet_size: Bytes(1000),
+        feedback_size: Bytes(40),
+        initial_rtt: ms(100),
+        start: ms(0),
+        stop: Some(ms(10)),
+        control: McastControlConfig::Srmcc(SrmccConfig::default()),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -383,6 +435,7 @@ fn every_key_of_every_table_is_documented_in_its_section() {
     check_struct(&all, "`[[routes]]`", &route);
     check_struct(&all, "`type = \"producer\"`", &ProducerSpec::new("P", "/p"));
     check_struct(&all, "`type = \"consumer\"`", &consumer());
+    check_struct(&all, "`type = \"multicast\"`", &multicast());
     check_struct(&all, "Consumer `rtt`", &RttConfig::default());
     check_struct(&all, "`[record]`", &RecordSpec::default());
 }
@@ -404,16 +457,29 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
             AppSpec::Consumer(consumer()),
             AppSpec::Tcp(tcp()),
             AppSpec::Cbr(cbr()),
+            AppSpec::Multicast(multicast()),
         ],
     );
     let strategies = [
         StrategyConfig::BestRoute(BestRouteConfig { pcon_upstream_marking: true }),
         StrategyConfig::Multicast(MulticastConfig { pcon_upstream_marking: true }),
+        StrategyConfig::Pcon(PconStrategyConfig::default()),
+        StrategyConfig::Pi(PiConfig { pcon_upstream_marking: true }),
+        StrategyConfig::Cf(CfConfig { pcon_upstream_marking: true, ..CfConfig::default() }),
     ];
     check_tagged(&all, &|t| format!("strategy `{t}`"), &strategies);
     check_tagged(&all, &|t| format!("module `{t}`"), &modules());
+    let controls = [
+        McastControlConfig::Srmcc(SrmccConfig::default()),
+        McastControlConfig::Tfmcc(TfmccConfig::default()),
+        McastControlConfig::Asmp(AsmpConfig::default()),
+        McastControlConfig::PerIfEcn(PerIfEcnConfig::default()),
+        McastControlConfig::Fixed(FixedMcastConfig { rate: Bandwidth::mbps(1) }),
+    ];
+    check_tagged(&all, &|t| format!("multicast control `{t}`"), &controls);
     check_tagged(&all, &|t| format!("queue `{t}`"), &queues());
     check_tagged(&all, &|t| format!("loss `{t}`"), &losses());
+    check_tagged(&all, &|t| format!("link service `{t}`"), &[link_service()]);
     check_tagged(&all, &|t| format!("window `{t}`"), &windows());
     check_tagged(&all, &|t| format!("rate `{t}`"), &rates());
     let tcp_ccs = [

@@ -196,7 +196,14 @@ impl Application for McastSource {
     }
     fn on_wake(&mut self, ctx: &mut AppCtx) {
         if self.sent < self.count {
-            let m = Mcast { group: 7, kind: McastKind::Data, origin: self.me, seq: self.sent, sent_at: ctx.now };
+            let m = Mcast {
+                group: 7,
+                kind: McastKind::Data,
+                origin: self.me,
+                seq: self.sent,
+                sent_at: ctx.now,
+                report: Default::default(),
+            };
             ctx.send(Packet::new(Header::Mcast(m), 1000));
             self.sent += 1;
             ctx.wake_at(ctx.now + SimDuration::from_millis(1));
@@ -221,7 +228,14 @@ impl Application for McastReceiver {
         }
     }
     fn on_wake(&mut self, ctx: &mut AppCtx) {
-        let m = Mcast { group: 7, kind: McastKind::Feedback, origin: self.me, seq: self.received, sent_at: ctx.now };
+        let m = Mcast {
+            group: 7,
+            kind: McastKind::Feedback,
+            origin: self.me,
+            seq: self.received,
+            sent_at: ctx.now,
+            report: Default::default(),
+        };
         ctx.send(Packet::new(Header::Mcast(m), 40));
         ctx.wake_at(ctx.now + SimDuration::from_millis(10));
     }
@@ -251,7 +265,14 @@ impl RouterModule for Aggregator {
     }
     fn on_wake(&mut self, ctx: &mut ModuleCtx) {
         if let Some(s) = self.smallest.take() {
-            let m = Mcast { group: 7, kind: McastKind::Feedback, origin: ctx.node, seq: s, sent_at: ctx.now };
+            let m = Mcast {
+                group: 7,
+                kind: McastKind::Feedback,
+                origin: ctx.node,
+                seq: s,
+                sent_at: ctx.now,
+                report: Default::default(),
+            };
             ctx.send(self.upstream, Packet::new(Header::Mcast(m), 40));
         }
     }

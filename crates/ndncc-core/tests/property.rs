@@ -3,6 +3,7 @@
 //! mutated scenario files never panic the loader.
 
 use ndncc_core::api::{run, Error, RunOptions};
+use ndncc_core::cc::external::PYTHON;
 use ndncc_core::cc::rate::RateConfig;
 use ndncc_core::cc::window::WindowConfig;
 use ndncc_core::forwarder::strategy::StrategyConfig;
@@ -19,6 +20,11 @@ const LOSSES: [&str; 3] = [
     r#"{ type = "bernoulli", p = "1%" }"#,
     r#"{ type = "gilbert-elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.3 }"#,
 ];
+
+/// The types that run without the Python front ("python" needs it and a class).
+fn native(types: &[&'static str]) -> Vec<&'static str> {
+    types.iter().copied().filter(|&k| k != PYTHON).collect()
+}
 
 /// A random connected scenario of 3 to 12 nodes, written as a scenario file.
 fn random_scenario(seed: u64) -> String {
@@ -82,9 +88,15 @@ fn random_scenario(seed: u64) -> String {
         // the consumer's cap (tests/robustness.rs covers that case).
         let at = (g.gen_range(1..n) + producer_nodes[prefix]) % n;
         let control = if g.gen_bool(0.75) {
-            format!(r#"window = {{ type = "{}" }}"#, WindowConfig::TYPES.choose(&mut g).copied().unwrap_or("aimd"))
+            format!(
+                r#"window = {{ type = "{}" }}"#,
+                native(WindowConfig::TYPES).choose(&mut g).copied().unwrap_or("aimd")
+            )
         } else {
-            format!(r#"rate = {{ type = "{}" }}"#, RateConfig::TYPES.choose(&mut g).copied().unwrap_or("constant"))
+            format!(
+                r#"rate = {{ type = "{}" }}"#,
+                native(RateConfig::TYPES).choose(&mut g).copied().unwrap_or("constant")
+            )
         };
         let segments = if g.gen_bool(0.5) { format!("segments = {}\n", g.gen_range(1..300)) } else { String::new() };
         s.push_str(&format!(

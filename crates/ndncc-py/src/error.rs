@@ -5,6 +5,8 @@
 //!  ├── ScenarioError   file, line, key, message
 //!  ├── BuildError      component, message
 //!  ├── StalledError    the scenario cannot advance simulated time
+//!  ├── ControllerError a Python controller raised; app, hook, class; the user's exception is
+//!  │                   its __cause__ (with its traceback)
 //!  ├── Interrupted
 //!  └── InternalError
 //! ```
@@ -12,8 +14,10 @@
 use ndncc_core::api;
 use ndncc_core::scenario;
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
+
+use crate::controllers::ControllerFailure;
 
 create_exception!(ndncc._core, NdnccError, PyException, "Base class of every error ndncc raises.");
 create_exception!(
@@ -34,6 +38,13 @@ create_exception!(
     StalledError,
     NdnccError,
     "A run stopped because simulated time stopped advancing (a zero-delay loop in the scenario)."
+);
+create_exception!(
+    ndncc._core,
+    ControllerError,
+    NdnccError,
+    "A controller written in Python raised; `app`, `hook` and `class_path` say which, and the \
+     exception it raised is the `__cause__`."
 );
 create_exception!(ndncc._core, InternalError, NdnccError, "A bug in ndncc; please report it.");
 
@@ -71,6 +82,33 @@ pub fn core_error(err: api::Error) -> PyErr {
     }
 }
 
+/// The error of a run stopped by its Python controller: `ControllerError` naming the app, caused
+/// by the user's exception. Ctrl-C during a controller's call is the user's `KeyboardInterrupt`.
+pub fn controller_error(py: Python<'_>, f: ControllerFailure) -> PyErr {
+    if f.err.is_instance_of::<PyKeyboardInterrupt>(py) {
+        return f.err;
+    }
+    let raised = match (f.err.get_type_bound(py).name(), f.err.value_bound(py).str()) {
+        (Ok(kind), Ok(text)) => format!("{kind}: {text}"),
+        _ => "an exception".to_string(),
+    };
+    let exc = ControllerError::new_err(format!(
+        "app {}: the Python controller {} raised in {}(): {raised}",
+        f.app, f.class, f.hook
+    ));
+    let value = exc.value_bound(py);
+    let set = || -> PyResult<()> {
+        value.setattr("app", &f.app)?;
+        value.setattr("hook", f.hook)?;
+        value.setattr("class_path", &f.class)
+    };
+    if let Err(e) = set() {
+        return e;
+    }
+    exc.set_cause(py, Some(f.err));
+    exc
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("NdnccError", py.get_type_bound::<NdnccError>())?;
@@ -78,6 +116,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BuildError", py.get_type_bound::<BuildError>())?;
     m.add("Interrupted", py.get_type_bound::<Interrupted>())?;
     m.add("StalledError", py.get_type_bound::<StalledError>())?;
+    m.add("ControllerError", py.get_type_bound::<ControllerError>())?;
     m.add("InternalError", py.get_type_bound::<InternalError>())?;
     Ok(())
 }

@@ -6,29 +6,45 @@
 // pyo3 0.22's #[pyfunction]/#[pymethods] expansion converts `PyErr` into itself.
 #![allow(clippy::useless_conversion)]
 
+mod context;
+mod controllers;
 mod convert;
 mod error;
+mod events;
 mod scenario;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ndncc_core::{api, scenario as core_scenario};
 use pyo3::prelude::*;
 
+use crate::context::Context;
 use crate::scenario::PyScenario;
+
+/// Load with the scenario's folder as the context, so that Python controllers are checked
+/// against the modules found there.
+fn load_from(
+    file: &Path,
+    load: impl FnOnce() -> Result<core_scenario::Scenario, core_scenario::ScenarioError>,
+) -> PyResult<PyScenario> {
+    let folder = context::folder_of(file);
+    let ctx = Context { folder: folder.clone(), run: None };
+    context::within(ctx, load).map(|s| PyScenario::new(s, folder)).map_err(error::scenario_error)
+}
 
 /// Loads a scenario file, applying `key=value` overrides.
 #[pyfunction]
 #[pyo3(signature = (path, overrides=Vec::new()))]
 fn load(path: PathBuf, overrides: Vec<String>) -> PyResult<PyScenario> {
-    core_scenario::load_file(&path, &overrides).map(PyScenario::from).map_err(error::scenario_error)
+    load_from(&path, || core_scenario::load_file(&path, &overrides))
 }
 
 /// Parses scenario text; `file` is the name used in error messages.
 #[pyfunction]
 #[pyo3(signature = (text, file="<string>", overrides=Vec::new()))]
 fn load_str(text: &str, file: &str, overrides: Vec<String>) -> PyResult<PyScenario> {
-    core_scenario::load_str(text, file, &overrides).map(PyScenario::from).map_err(error::scenario_error)
+    // Text from a sweep's worker names the file it came from: its folder still holds the modules.
+    load_from(Path::new(file), || core_scenario::load_str(text, file, &overrides))
 }
 
 /// Converts an ndnSIM topology text file into scenario TOML.
@@ -88,6 +104,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(panic_for_tests, m)?)?;
+    events::register(m)?;
     quiet_panics();
+    // Scenarios with `type = "python"` controllers validate and build through this module.
+    ndncc_core::cc::external::install(&controllers::FRONT);
     error::register(m)
 }

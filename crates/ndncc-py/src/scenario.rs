@@ -1,9 +1,14 @@
 //! The `Scenario` class: a resolved scenario that can be inspected and run.
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
 use ndncc_core::api::{self, RunOptions};
 use ndncc_core::scenario::Scenario;
 use pyo3::prelude::*;
 
+use crate::context::{self, Context, RunInfo};
+use crate::controllers::ControllerFailure;
 use crate::{convert, error};
 
 /// How many times per run the engine hands control back (progress callback, Ctrl-C check).
@@ -12,11 +17,13 @@ const PROGRESS_TICKS: f64 = 500.0;
 #[pyclass(module = "ndncc._core", name = "Scenario", frozen)]
 pub struct PyScenario {
     inner: Scenario,
+    /// The scenario file's folder, where Python controllers' modules are looked for first.
+    folder: Option<PathBuf>,
 }
 
-impl From<Scenario> for PyScenario {
-    fn from(inner: Scenario) -> Self {
-        PyScenario { inner }
+impl PyScenario {
+    pub fn new(inner: Scenario, folder: Option<PathBuf>) -> PyScenario {
+        PyScenario { inner, folder }
     }
 }
 
@@ -74,6 +81,10 @@ impl PyScenario {
             ..RunOptions::default()
         };
         let mut stopped_by: Option<PyErr> = None;
+        let ctx = Context {
+            folder: self.folder.clone(),
+            run: Some(RunInfo::new(&self.inner, seed.unwrap_or(self.inner.seed()))),
+        };
         let outcome = py.allow_threads(|| {
             let mut tick = |done: f64| {
                 Python::with_gil(|py| {
@@ -83,8 +94,17 @@ impl PyScenario {
                     })
                 })
             };
-            api::run(&self.inner, &opts, &mut tick)
+            // A Python controller that raises unwinds to here (controllers.rs); the world it
+            // ran in is dropped on the way.
+            context::within(ctx, || catch_unwind(AssertUnwindSafe(|| api::run(&self.inner, &opts, &mut tick))))
         });
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(payload) => match payload.downcast::<ControllerFailure>() {
+                Ok(failure) => return Err(error::controller_error(py, *failure)),
+                Err(other) => resume_unwind(other),
+            },
+        };
         if let Some(e) = stopped_by {
             return Err(e);
         }

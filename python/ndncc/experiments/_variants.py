@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import polars as pl
 
-from .. import Result, load
+from .. import Result, load, load_str
 from ..executors import default_workers
 from ..result import SavedRun, open_run
 from . import Progress
@@ -33,6 +33,9 @@ class Variant:
     paper: dict = field(default_factory=dict)
     #: What the variant is, for the report.
     note: str = ""
+    #: TOML appended to the scenario file's text (tables overrides cannot create, e.g. more
+    #: apps of the same kind).
+    extra_toml: str = ""
 
 
 def row(
@@ -45,7 +48,11 @@ def row(
 def _run_one(task: tuple) -> list[dict]:
     """Run one variant into its folder and return its rows (in a worker process)."""
     folder, v, quick, extra = task
-    sc = load(SCENARIOS / v.scenario, [*v.overrides, *quick])
+    path = SCENARIOS / v.scenario
+    if v.extra_toml:
+        sc = load_str(path.read_text() + "\n" + v.extra_toml, str(path), [*v.overrides, *quick])
+    else:
+        sc = load(path, [*v.overrides, *quick])
     res = sc.run()
     derived = extra(res, v) if extra else []
     derived_keys = {(r["flow"], r["metric"]) for r in derived}

@@ -5,6 +5,7 @@
 //! with `AppCtx::wake_at`. On a node with a coarse clock, wake-ups land on the next tick edge.
 
 pub mod consumer;
+pub mod mcast;
 pub mod producer;
 pub mod tcp;
 pub mod udp;

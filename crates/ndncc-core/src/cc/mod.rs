@@ -4,6 +4,7 @@
 //! decides how much may be in flight (`WindowControl`) or how fast to send (`RateControl`).
 //! Every hook gets `now` inside its event; controllers never read a clock.
 
+pub mod external;
 pub mod rate;
 pub mod tcp;
 pub mod window;
@@ -43,6 +44,8 @@ pub struct DataEvent {
     /// Size of this Data [bytes] and of the consumer's Interests [bytes].
     pub data_size: u32,
     pub interest_size: u32,
+    /// The Data's route label (`Packet::route`): which path it came back on.
+    pub route: u8,
 }
 
 /// A loss signal: a timeout or a NACK for segment `seq`.
@@ -118,6 +121,9 @@ pub trait WindowControl: Send {
     /// The controller's own state, recorded every sampling interval as (metric, value):
     /// CUBIC's K and W_max, say.
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// The controller's own random stream, given once by the consumer before the run (for
+    /// probabilistic decisions such as RAAQM's). Default: not needed.
+    fn use_rng(&mut self, _rng: crate::rng::SimRng) {}
 }
 
 /// A consumer's (or source's) sending rate, in Interests per second.

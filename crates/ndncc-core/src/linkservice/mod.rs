@@ -11,6 +11,14 @@
 //!
 //! This is the place for congestion marking on hand-off to the device queue, link-layer
 //! reliability and loss detection (PCON's local link-loss shim) and per-face shaping.
+//!
+//! Built-in services: `loss-detect` (PCON's local link-loss detection). A service is one file
+//! behind [`LinkService`] plus one line in [`config`].
+
+pub mod config;
+pub mod loss_detect;
+
+pub use config::LinkServiceConfig;
 
 use crate::face::Egress;
 use crate::ids::FaceId;

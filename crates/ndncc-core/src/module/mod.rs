@@ -16,11 +16,15 @@
 //! ```
 //!
 //! Built-in modules: `static-rate-stamp`, `mircc` (seed 000), `interest-limit` (stateful
-//! forwarding). A module is one file behind [`RouterModule`] plus one line in [`config`].
+//! forwarding), `hbh-shaper` (the hop-by-hop Interest shaper). A module is one file behind
+//! [`RouterModule`] plus one line in [`config`].
 
 pub mod config;
+pub mod hbh_shaper;
 pub mod interest_limit;
 pub mod mircc;
+pub mod perif_ecn;
+pub mod srmcc;
 pub mod static_stamp;
 
 #[cfg(test)]

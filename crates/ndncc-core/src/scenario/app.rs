@@ -10,7 +10,7 @@ use crate::rtt::RttConfig;
 use crate::units::{Bandwidth, Bytes, Duration};
 
 /// The `type` values an `[apps.NAME]` table accepts.
-pub const APP_TYPES: &[&str] = &["consumer", "producer", "tcp", "cbr"];
+pub const APP_TYPES: &[&str] = &["consumer", "producer", "tcp", "cbr", "multicast"];
 
 /// An application on a node, chosen by `type = "…"`.
 // A scenario holds a handful of apps, so the consumer variant's size does not matter.
@@ -26,6 +26,8 @@ pub enum AppSpec {
     Tcp(TcpSpec),
     /// Constant-bit-rate UDP datagrams from `node` to `to` (a source and a sink app).
     Cbr(CbrSpec),
+    /// A single-rate multicast group: a source on `node` and a receiver on each of `receivers`.
+    Multicast(MulticastSpec),
 }
 
 impl AppSpec {
@@ -36,6 +38,7 @@ impl AppSpec {
             AppSpec::Producer(p) => &p.node,
             AppSpec::Tcp(t) => &t.node,
             AppSpec::Cbr(c) => &c.node,
+            AppSpec::Multicast(m) => &m.node,
         }
     }
     /// The NDN prefix it fetches or serves; `None` for IP apps.
@@ -43,7 +46,7 @@ impl AppSpec {
         match self {
             AppSpec::Consumer(c) => Some(&c.prefix),
             AppSpec::Producer(p) => Some(&p.prefix),
-            AppSpec::Tcp(_) | AppSpec::Cbr(_) => None,
+            AppSpec::Tcp(_) | AppSpec::Cbr(_) | AppSpec::Multicast(_) => None,
         }
     }
     /// The `type` string.
@@ -53,6 +56,7 @@ impl AppSpec {
             AppSpec::Producer(_) => "producer",
             AppSpec::Tcp(_) => "tcp",
             AppSpec::Cbr(_) => "cbr",
+            AppSpec::Multicast(_) => "multicast",
         }
     }
     /// The node an IP flow goes to.
@@ -334,4 +338,50 @@ pub struct CbrSpec {
 
 fn default_datagram() -> Bytes {
     Bytes(1000)
+}
+
+/// `type = "multicast"`: a single-rate multicast group. The source runs on `node` and pushes Data
+/// down the shortest-path tree (fewest links; ties to the link declared first) to a receiver on
+/// each node of `receivers`, reported as `NAME-NODE`; feedback goes up the same tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MulticastSpec {
+    /// The source's node. Required.
+    pub node: String,
+    /// The receivers' nodes. Required, at least one.
+    pub receivers: Vec<String>,
+    /// The group id. Default: the app's position among the multicast apps, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
+    /// Wire size of each Data [bytes]. Default `"1000B"` (seed 001's packet size).
+    #[serde(default = "default_datagram")]
+    pub packet_size: Bytes,
+    /// Wire size of each feedback packet [bytes]. Default `"40B"` (an assumption: group id and
+    /// three fields, plus headers).
+    #[serde(default = "default_feedback_size")]
+    pub feedback_size: Bytes,
+    /// The source's round-trip estimate before any feedback. Default `"100ms"`.
+    #[serde(default = "default_initial_rtt")]
+    pub initial_rtt: Duration,
+    /// When sending starts [time]. Default `"0s"`.
+    #[serde(default)]
+    pub start: Duration,
+    /// When sending stops [time]. Default: the end of the simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// The congestion control. Default `{ type = "srmcc" }`.
+    #[serde(default = "default_mcast_control")]
+    pub control: crate::app::mcast::McastControlConfig,
+}
+
+fn default_feedback_size() -> Bytes {
+    Bytes(40)
+}
+
+fn default_initial_rtt() -> Duration {
+    Duration::from_millis(100)
+}
+
+fn default_mcast_control() -> crate::app::mcast::McastControlConfig {
+    crate::app::mcast::McastControlConfig::Srmcc(crate::app::mcast::SrmccConfig::default())
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::types::default_cost;
+use crate::linkservice::LinkServiceConfig;
 use crate::loss::LossConfig;
 use crate::queue::{QueueConfig, ShaperConfig};
 use crate::units::{Bandwidth, Duration};
@@ -26,6 +27,7 @@ pub const LINK_KEYS: &[&str] = &[
     "interest_shaper",
     "interest_shaper_ab",
     "interest_shaper_ba",
+    "link_service",
 ];
 
 /// A link between `endpoints[0]` (a) and `endpoints[1]` (b). Settings without a suffix apply
@@ -88,6 +90,10 @@ pub struct LinkSpec {
     /// Interest shaper of b → a only. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interest_shaper_ba: Option<ShaperConfig>,
+    /// Link service of both faces (each end gets its own, from this table), e.g. PCON's
+    /// `{ type = "loss-detect" }`. Optional; none means packets pass straight through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_service: Option<LinkServiceConfig>,
 }
 
 /// Exactly two node names (serde's fixed-size arrays let a longer list through).
@@ -148,6 +154,7 @@ impl LinkSpec {
             interest_shaper: None,
             interest_shaper_ab: None,
             interest_shaper_ba: None,
+            link_service: None,
         }
     }
 
@@ -213,6 +220,7 @@ mod tests {
         l.interest_shaper = Some(ShaperConfig::default());
         l.interest_shaper_ab = Some(ShaperConfig::default());
         l.interest_shaper_ba = Some(ShaperConfig::default());
+        l.link_service = Some(LinkServiceConfig::LossDetect(Default::default()));
         let t = toml::Table::try_from(&l).unwrap();
         let mut written: Vec<&str> = t.keys().map(String::as_str).collect();
         let mut listed = LINK_KEYS.to_vec();

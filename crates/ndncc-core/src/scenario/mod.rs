@@ -68,7 +68,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use app::{AppSpec, CbrSpec, ConsumerSpec, Control, ProducerSpec, TcpSpec, APP_TYPES, DEFAULT_PAYLOAD_BYTES};
+pub use app::{
+    AppSpec, CbrSpec, ConsumerSpec, Control, MulticastSpec, ProducerSpec, TcpSpec, APP_TYPES, DEFAULT_PAYLOAD_BYTES,
+};
 pub use error::ScenarioError;
 pub use link::{Dir, DirectionSpec, LinkSpec, LINK_KEYS};
 pub use parse::ROOT_KEYS;

@@ -312,6 +312,7 @@ fn read_app(item: &Item, path: &str, ctx: &Context) -> Result<AppSpec, ScenarioE
         "producer" => Ok(AppSpec::Producer(de_table(rest, ctx, path)?)),
         "tcp" => Ok(AppSpec::Tcp(de_table(rest, ctx, path)?)),
         "cbr" => Ok(AppSpec::Cbr(de_table(rest, ctx, path)?)),
+        "multicast" => Ok(AppSpec::Multicast(de_table(rest, ctx, path)?)),
         other => Err(ctx.locate(&type_path, &format!("unknown app type '{other}', expected one of {types}"))),
     }
 }

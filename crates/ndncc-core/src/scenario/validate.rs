@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::app::{AppSpec, CbrSpec, ConsumerSpec, ProducerSpec, TcpSpec};
+use super::app::{AppSpec, CbrSpec, ConsumerSpec, MulticastSpec, ProducerSpec, TcpSpec};
 use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
@@ -183,6 +183,7 @@ impl Scenario {
                 AppSpec::Consumer(_) => {}
                 AppSpec::Tcp(t) => self.check_tcp(&key, t)?,
                 AppSpec::Cbr(c) => self.check_cbr(&key, c)?,
+                AppSpec::Multicast(m) => self.check_multicast(&key, m)?,
             }
         }
         // Consumers last: whether a producer is reachable is only meaningful once every app's
@@ -301,6 +302,32 @@ impl Scenario {
         check::time(&join(key, "delayed_ack_timeout"), t.delayed_ack_timeout.get(), true)?;
         t.cc.validate().map_err(|e| e.under(&join(key, "cc")))?;
         t.rtt.validate().map_err(|e| e.under(&join(key, "rtt")))
+    }
+
+    fn check_multicast(&self, key: &str, m: &MulticastSpec) -> Check {
+        if m.receivers.is_empty() {
+            return fail(join(key, "receivers"), "a multicast group needs at least one receiver");
+        }
+        for (i, r) in m.receivers.iter().enumerate() {
+            let k = format!("{}[{i}]", join(key, "receivers"));
+            self.node_ref(k.clone(), r)?;
+            if m.receivers[..i].contains(r) {
+                return fail(k, format!("{r} is listed twice"));
+            }
+            // `check_flow_ends` names the flow's `to`; here the receiver's entry is at fault.
+            let to = join(key, "to");
+            self.check_flow_ends(key, &m.node, r, m.start, m.stop).map_err(|e| {
+                if e.key == to {
+                    Invalid::new(k.clone(), e.message)
+                } else {
+                    e
+                }
+            })?;
+        }
+        check::count(&join(key, "packet_size"), m.packet_size.0, 1, 65_535)?;
+        check::count(&join(key, "feedback_size"), m.feedback_size.0, 1, 65_535)?;
+        check::time(&join(key, "initial_rtt"), m.initial_rtt.get(), false)?;
+        m.control.validate().map_err(|e| e.under(&join(key, "control")))
     }
 
     fn check_cbr(&self, key: &str, c: &CbrSpec) -> Check {
@@ -435,6 +462,9 @@ fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
         if let Some(s) = s {
             s.validate().map_err(|e| e.under(&join(key, k)))?;
         }
+    }
+    if let Some(ls) = &l.link_service {
+        ls.validate().map_err(|e| e.under(&join(key, "link_service")))?;
     }
     check::count(&join(key, "underlay_queue"), l.underlay_queue as u64, 1, MAX_QUEUE_PACKETS)?;
     check::time(&join(key, "delay"), l.delay.get(), true)

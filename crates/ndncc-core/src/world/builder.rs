@@ -21,7 +21,7 @@ use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
-use crate::scenario::{CbrSpec, ConsumerSpec, Control, ProducerSpec, TcpSpec, DEFAULT_PAYLOAD_BYTES};
+use crate::scenario::{CbrSpec, ConsumerSpec, Control, MulticastSpec, ProducerSpec, TcpSpec, DEFAULT_PAYLOAD_BYTES};
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -470,6 +470,77 @@ impl WorldBuilder {
         self.bind_port(rx_id, dst_port)?;
         self.ip_hosts.extend([me, to]);
         Ok((tx_id, rx_id))
+    }
+
+    /// A multicast group `name` as `spec` describes it: the source on `spec.node` (reported as
+    /// `name`), a receiver on each of `spec.receivers` (as `name-NODE`), and the group's tree
+    /// along shortest paths (fewest links; ties to the link added first) from the source.
+    pub fn add_multicast(&mut self, name: &str, spec: &MulticastSpec, group: u32) -> Result<(), String> {
+        use crate::app::mcast::{receiver::McastReceiverParams, McastReceiver, McastSource, McastSourceParams};
+        let src = self.node_named(&format!("app {name}"), &spec.node)?;
+        let packet_size =
+            u32::try_from(spec.packet_size.0).map_err(|_| format!("app {name}: packet_size is too large"))?;
+        let feedback_size =
+            u32::try_from(spec.feedback_size.0).map_err(|_| format!("app {name}: feedback_size is too large"))?;
+        let start = SimTime::ZERO + spec.start.get();
+        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
+        let params = McastSourceParams {
+            name: name.to_owned(),
+            me: src,
+            group,
+            packet_size,
+            initial_rtt: spec.initial_rtt.get(),
+        };
+        let source = McastSource::new(params, spec.control.build(), &mut self.recorder);
+        let (_, src_face) = self.add_app(name, src, Box::new(source), start, stop);
+        self.add_mcast_route(src, group, None, Some(src_face));
+        let parent = self.shortest_path_tree(src);
+        let cycle_rtts = spec.control.receiver_cycle_rtts();
+        for r in &spec.receivers {
+            let me = self.node_named(&format!("app {name}"), r)?;
+            if parent[me.idx()].is_none() && me != src {
+                return Err(format!("app {name}: no link path leads from {} to {r}", spec.node));
+            }
+            // The receiver's access link: its face towards its parent in the tree.
+            let access_bps = parent[me.idx()]
+                .and_then(|(up, _)| self.faces[up.idx()].egress.as_ref().map(|e| e.bandwidth_bps as f64))
+                .unwrap_or(f64::INFINITY);
+            let rname = format!("{name}-{r}");
+            let p = McastReceiverParams { name: rname.clone(), me, group, access_bps, feedback_size, cycle_rtts };
+            let rx = McastReceiver::new(p, spec.control.reporting(), &mut self.recorder);
+            let (_, face) = self.add_app(&rname, me, Box::new(rx), SimTime::ZERO, None);
+            self.add_mcast_route(me, group, None, Some(face));
+            // Walk up to the source, installing each hop once.
+            let mut node = me;
+            while let Some((up, down)) = parent[node.idx()] {
+                self.add_mcast_route(node, group, Some(up), None);
+                let above = self.faces[down.idx()].node;
+                self.add_mcast_route(above, group, None, Some(down));
+                node = above;
+            }
+        }
+        Ok(())
+    }
+
+    /// For each node, its (face towards its parent, the parent's face towards it) in the
+    /// breadth-first tree from `root` over link faces; `None` for the root and unreachable nodes.
+    fn shortest_path_tree(&self, root: NodeId) -> Vec<Option<(FaceId, FaceId)>> {
+        let mut parent: Vec<Option<(FaceId, FaceId)>> = vec![None; self.nodes.len()];
+        let mut seen = vec![false; self.nodes.len()];
+        seen[root.idx()] = true;
+        let mut queue = std::collections::VecDeque::from([root]);
+        while let Some(u) = queue.pop_front() {
+            for &f in &self.nodes[u.idx()].faces {
+                let Some(peer) = self.faces[f.idx()].peer() else { continue };
+                let v = self.faces[peer.idx()].node;
+                if !seen[v.idx()] {
+                    seen[v.idx()] = true;
+                    parent[v.idx()] = Some((peer, f));
+                    queue.push_back(v);
+                }
+            }
+        }
+        parent
     }
 
     /// A fresh (source, destination) pair of ports for a flow: unique across the world.

@@ -583,6 +583,14 @@ impl World {
             if eg.shaper.is_some() {
                 self.recorder.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
             }
+            if let Some(ls) = &f.link_service {
+                let mut out = Vec::new();
+                ls.service.sample(&mut out);
+                for (metric, value) in out {
+                    let mid = self.recorder.metric(metric);
+                    self.recorder.face_sample(now, ent, mid, value);
+                }
+            }
         }
         self.sample_modules(now);
         if let Some(iv) = self.sample_interval {
@@ -654,6 +662,14 @@ impl World {
             for (m, v) in [("ip_bytes_sent", c.ip_bytes_sent), ("mcast_bytes_sent", c.mcast_bytes_sent)] {
                 if v > 0 {
                     row(m, v as f64, "bytes");
+                }
+            }
+            // A link service's counters at the end of the run (its last sample).
+            if let Some(ls) = &f.link_service {
+                let mut vals = Vec::new();
+                ls.service.sample(&mut vals);
+                for (m, v) in vals {
+                    row(m, v, if m.ends_with("_s") { "s" } else { "count" });
                 }
             }
             if secs > 0.0 {

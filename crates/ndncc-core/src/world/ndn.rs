@@ -56,6 +56,7 @@ impl World {
                 if let Some(dh) = d.ndn_mut() {
                     dh.nonce = h.nonce;
                 }
+                d.step_route(in_face);
                 self.send_on_face(in_face, d);
                 return;
             }
@@ -251,6 +252,7 @@ impl World {
                     None::<()>
                 });
             }
+            d.step_route(rec.face);
             self.send_on_face(rec.face, d);
         }
     }

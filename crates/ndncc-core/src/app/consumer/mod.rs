@@ -103,7 +103,13 @@ pub enum Controller {
 /// The consumer application for `params` under `ctl`.
 pub fn build(params: ConsumerParams, ctl: Controller, rng: SimRng, rec: &mut Recorder) -> Box<dyn Application> {
     match ctl {
-        Controller::Window(w) => Box::new(WindowConsumer::new(params, w, rng, rec)),
+        Controller::Window(mut w) => {
+            // The controller's stream: the app's, jumped 2^128 draws ahead (no overlap).
+            let mut own = rng.clone();
+            own.jump();
+            w.use_rng(own);
+            Box::new(WindowConsumer::new(params, w, rng, rec))
+        }
         Controller::Rate(r) => Box::new(RateConsumer::new(params, r, rng, rec)),
     }
 }
@@ -171,6 +177,8 @@ pub(crate) struct Counters {
     pub lost_segments: u64,
     /// Interests dropped by the consumer's policer (counted in `interests_sent`).
     pub policed: u64,
+    /// Retransmissions answered by the Data of an earlier transmission (see `on_data`).
+    pub spurious_retransmissions: u64,
     pub rtt_sum_s: f64,
     pub rtt_samples: u64,
 }
@@ -197,6 +205,7 @@ pub(crate) struct Ids {
     pub srtt: MetricId,
     pub rto_now: MetricId,
     pub policed: MetricId,
+    pub spurious: MetricId,
 }
 
 /// What became of an arriving Data.
@@ -222,6 +231,8 @@ pub(crate) struct ConsumerCore {
     given_up: FxHashSet<u64>,
     pub next_seq: u64,
     pub highest_received: Option<u64>,
+    /// Smallest RTT sample so far (Interests sent once only).
+    min_rtt: Option<SimDuration>,
     order: u64,
     pub sending: bool,
     pub next_check: SimTime,
@@ -258,6 +269,7 @@ impl ConsumerCore {
             srtt: m("srtt"),
             rto_now: m("rto_now"),
             policed: m("policed"),
+            spurious: m("spurious_retransmissions"),
         };
         ConsumerCore {
             rtt: RttEstimator::new(p.rtt),
@@ -269,6 +281,7 @@ impl ConsumerCore {
             given_up: FxHashSet::default(),
             next_seq: 0,
             highest_received: None,
+            min_rtt: None,
             order: 0,
             sending: false,
             next_check: SimTime::ZERO,
@@ -379,6 +392,7 @@ impl ConsumerCore {
             in_flight: self.inflight.len() as u32,
             data_size: pkt.size,
             interest_size: self.p.interest_size,
+            route: pkt.route,
         }
     }
 
@@ -481,7 +495,15 @@ impl ConsumerCore {
         }
         self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
         let sample = (o.retx == 0).then(|| ctx.now - o.sent_at);
+        // A Data that comes sooner after a retransmission than the fastest round trip ever
+        // seen cannot answer it: it answers an earlier transmission, and the retransmission
+        // was spurious. (The Data's nonce cannot tell: the first router rewrites it to the
+        // nonce of the latest Interest of its PIT entry.)
+        if o.retx > 0 && self.min_rtt.is_some_and(|m| ctx.now - o.sent_at < m) {
+            self.c.spurious_retransmissions += 1;
+        }
         if let Some(r) = sample {
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.rtt.add_sample(r);
             self.c.rtt_sum_s += r.as_secs_f64();
             self.c.rtt_samples += 1;
@@ -519,6 +541,7 @@ impl ConsumerCore {
         rec.sample(now, me, self.ids.timeouts, self.c.timeouts as f64);
         rec.sample(now, me, self.ids.nacks, self.c.nacks as f64);
         rec.sample(now, me, self.ids.marks, self.c.marks as f64);
+        rec.sample(now, me, self.ids.spurious, self.c.spurious_retransmissions as f64);
         if let Some(s) = self.rtt.srtt() {
             rec.sample(now, me, self.ids.srtt, s.as_secs_f64());
         }
@@ -538,6 +561,7 @@ impl ConsumerCore {
         row("marks", c.marks as f64, "packets");
         row("lost_segments", c.lost_segments as f64, "segments");
         row("policed", c.policed as f64, "packets");
+        row("spurious_retransmissions", c.spurious_retransmissions as f64, "packets");
         let payload_bytes = c.data_received as f64 * self.p.payload as f64;
         row("payload_bytes", payload_bytes, "bytes");
         let start = self.started_at.unwrap_or(end);
@@ -596,5 +620,38 @@ pub(crate) mod testkit {
     pub fn data(seg: u64) -> Packet {
         let i = Packet::interest(Name { prefix: NameId(0), seg }, 40, 0, 0);
         Packet::data_for(i.ndn().expect("an Interest"), 1250)
+    }
+}
+
+#[cfg(test)]
+mod spurious_tests {
+    use super::testkit::{at, data, params};
+    use super::*;
+    use crate::cc::window::{FixedWindow, FixedWindowConfig};
+    use crate::rng::stream;
+
+    /// A window-1 consumer: seg 0 answered after 50 ms (the minimum RTT); seg 1, sent at 50 ms,
+    /// times out at the 300 ms check (RTO 200 ms) and is resent then; its Data arrives at
+    /// `answer_ms`. Returns the spurious retransmissions counted.
+    fn spurious_after(answer_ms: u64) -> f64 {
+        let mut rec = Recorder::new(false);
+        let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 }));
+        let mut c = WindowConsumer::new(params(1024), ctl, stream(1, "c"), &mut rec);
+        at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
+        at(&mut c, &mut rec, 50, |c, ctx| c.on_packet(ctx, &data(0)));
+        let resent = at(&mut c, &mut rec, 300, |c, ctx| c.on_wake(ctx));
+        assert_eq!(resent.iter().map(|p| p.name().map(|n| n.seg)).collect::<Vec<_>>(), vec![Some(1)]);
+        at(&mut c, &mut rec, answer_ms, |c, ctx| c.on_packet(ctx, &data(1)));
+        let mut rows = Vec::new();
+        c.summary(SimTime(SimDuration::from_secs(1).0), &mut rows);
+        rows.iter().find(|r| r.metric == "spurious_retransmissions").map_or(f64::NAN, |r| r.value)
+    }
+
+    #[test]
+    fn a_data_sooner_than_the_minimum_rtt_after_a_retransmission_makes_it_spurious() {
+        // 10 ms after the resend: it answers the first transmission.
+        assert_eq!(spurious_after(310), 1.0);
+        // 60 ms after it, longer than the 50 ms minimum: it may answer the resend.
+        assert_eq!(spurious_after(360), 0.0);
     }
 }

@@ -146,6 +146,7 @@ mod tests {
             in_flight: 0,
             data_size: 1250,
             interest_size: 40,
+            route: 0,
         }
     }
 

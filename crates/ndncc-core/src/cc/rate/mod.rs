@@ -19,5 +19,7 @@ crate::plugin_family! {
         "mircc" => Mircc(MirccRateConfig),
         /// AIMD on the rate, decreasing on Congestion NACKs (stateful forwarding, B §5.2).
         "aimd-rate" => AimdRate(AimdRateConfig),
+        /// A class written in Python (needs the `ndncc` Python package; docs/python-controllers.md).
+        "python" => Python(super::external::PythonRateConfig),
     }
 }

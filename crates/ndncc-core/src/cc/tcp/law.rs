@@ -78,6 +78,7 @@ impl<L: WindowLaw> TcpControl for LawControl<L> {
             in_flight: 0,
             data_size: ev.mss,
             interest_size: 0,
+            route: 0,
         };
         let mut w = ev.cwnd / mss;
         for _ in 0..ev.acked.div_ceil(u64::from(ev.mss.max(1))).max(1) {

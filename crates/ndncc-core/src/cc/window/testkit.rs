@@ -20,6 +20,7 @@ pub fn data(now_ms: u64, seq: u64) -> DataEvent {
         in_flight: 0,
         data_size: 1024,
         interest_size: 40,
+        route: 0,
     }
 }
 

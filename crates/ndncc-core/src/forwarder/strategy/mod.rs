@@ -2,14 +2,21 @@
 //! from Data, NACKs and expiries. One strategy per file; built-ins are dispatched statically.
 
 pub mod best_route;
+pub mod cf;
 pub mod config;
 pub mod multicast;
+pub mod pcon;
+pub mod pi;
+pub mod share;
 
 use smallvec::SmallVec;
 
 pub use best_route::{BestRoute, BestRouteConfig};
+pub use cf::{Cf, CfConfig};
 pub use config::StrategyConfig;
 pub use multicast::{Multicast, MulticastConfig};
+pub use pcon::{PconStrategy, PconStrategyConfig};
+pub use pi::{Pi, PiConfig};
 
 use super::fib::{FibEntryId, NextHop};
 use crate::face::Face;
@@ -81,6 +88,9 @@ pub fn upstream_marking(ctx: &StrategyCtx, face: FaceId) -> bool {
 pub enum AnyStrategy {
     BestRoute(BestRoute),
     Multicast(Multicast),
+    Pcon(PconStrategy),
+    Pi(Pi),
+    Cf(Cf),
     Custom(Box<dyn Strategy>),
 }
 
@@ -90,6 +100,9 @@ impl AnyStrategy {
         match self {
             AnyStrategy::BestRoute(s) => s,
             AnyStrategy::Multicast(s) => s,
+            AnyStrategy::Pcon(s) => s,
+            AnyStrategy::Pi(s) => s,
+            AnyStrategy::Cf(s) => s,
             AnyStrategy::Custom(s) => s.as_ref(),
         }
     }
@@ -98,6 +111,9 @@ impl AnyStrategy {
         match self {
             AnyStrategy::BestRoute(s) => s,
             AnyStrategy::Multicast(s) => s,
+            AnyStrategy::Pcon(s) => s,
+            AnyStrategy::Pi(s) => s,
+            AnyStrategy::Cf(s) => s,
             AnyStrategy::Custom(s) => s.as_mut(),
         }
     }

@@ -1,0 +1,156 @@
+//! PCON's local link-loss detection end to end: a Data lost on a lossy link becomes an unmarked
+//! LinkLoss NACK that reaches the consumer through the downstream router's PIT, and the PCON
+//! consumer retransmits without shrinking its window.
+//!
+//! ```text
+//!  C ──(100 Mbps, 5 ms)── R1 ══(10 Mbps, 10 ms; 2 % loss R2→R1; loss-detect)══ R2 ──(100 Mbps, 5 ms)── P
+//! ```
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use ndncc_core::ids::FaceId;
+use ndncc_core::instantiate::build_world;
+use ndncc_core::packet::Packet;
+use ndncc_core::scenario::load_str;
+use ndncc_core::tap::{DropCause, PacketTap, TapPoint};
+use ndncc_core::time::{SimDuration, SimTime};
+use ndncc_core::world::World;
+
+/// Counts the Data the wire lost, per face.
+struct LostData(Arc<Mutex<Vec<FaceId>>>);
+
+impl PacketTap for LostData {
+    fn on_packet(&mut self, _now: SimTime, face: FaceId, point: TapPoint, packet: &Packet) {
+        if point == TapPoint::Drop(DropCause::Loss) && packet.is_data() {
+            self.0.lock().expect("not poisoned").push(face);
+        }
+    }
+}
+
+/// The scenario, with or without the shim on R1–R2. Queues are deep drop-tail queues that
+/// never mark, and the window leaves slow start at 20, so in 10 s it never fills 1,000 packets
+/// of queue: the only losses are the link's, and every decrease the consumer makes is at a
+/// timeout.
+fn scenario(shim: bool) -> String {
+    let service = if shim { r#"link_service = { type = "loss-detect" }"# } else { "" };
+    format!(
+        r#"
+[simulation]
+duration = "10s"
+seed = 5
+
+[defaults.link]
+bandwidth = "100Mbps"
+delay = "5ms"
+queue = {{ type = "droptail", packets = 1000 }}
+
+[nodes]
+C = {{}}
+R1 = {{}}
+R2 = {{}}
+P = {{}}
+
+[links.C-R1]
+[links.R1-R2]
+bandwidth = "10Mbps"
+delay = "10ms"
+loss_ba = {{ type = "bernoulli", p = "2%" }}
+{service}
+[links.R2-P]
+
+[apps.P]
+type = "producer"
+node = "P"
+prefix = "/p"
+payload = "1000B"
+overhead = "50B"
+
+[apps.C]
+type = "consumer"
+node = "C"
+prefix = "/p"
+window = {{ type = "pcon", initial_ssthresh = 20.0 }}
+
+[record]
+interval = "100ms"
+events = true
+"#
+    )
+}
+
+/// Run the scenario; returns the world and how many Data the wire lost on R2->R1.
+fn run_counting(shim: bool) -> (World, f64) {
+    let sc = load_str(&scenario(shim), "link_loss.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = build_world(&sc, sc.simulation.seed).unwrap_or_else(|e| panic!("{e}"));
+    let lost = Arc::new(Mutex::new(Vec::new()));
+    w.set_tap(Box::new(LostData(lost.clone())));
+    w.run(SimDuration::ZERO, &mut |_| true);
+    let r2r1 = w.face_by_name("R2->R1").expect("the face R2->R1");
+    let n = lost.lock().expect("not poisoned").iter().filter(|&&f| f == r2r1).count();
+    (w, n as f64)
+}
+
+fn run(shim: bool) -> World {
+    run_counting(shim).0
+}
+
+fn value(w: &World, entity: &str, metric: &str) -> f64 {
+    w.summary().into_iter().find(|r| r.entity == entity && r.metric == metric).map_or(f64::NAN, |r| r.value)
+}
+
+/// Times of the consumer's event samples of `metric`.
+fn event_times(w: &World, metric: &str) -> Vec<u64> {
+    let names = w.recorder.metric_names();
+    let Some(m) = names.iter().position(|n| n == metric) else { return Vec::new() };
+    let s = &w.recorder.series;
+    (0..s.len()).filter(|&i| s.metric[i] as usize == m).map(|i| s.t[i]).collect()
+}
+
+#[test]
+fn a_data_lost_on_the_link_reaches_the_consumer_as_an_unmarked_linkloss_nack() {
+    let (w, data_lost) = run_counting(true);
+    let lost_on_wire = value(&w, "R2->R1", "drops_loss");
+    let frames_lost = value(&w, "R2->R1", "frames_lost");
+    let nacks_sent = value(&w, "R2->R1", "nacks_sent");
+    let nacks = value(&w, "C", "nacks");
+    assert!(data_lost > 50.0, "the link lost {data_lost} Data");
+    // The numbered frames lost on the wire are found (standalone ACK frames are not numbered),
+    // and hardly any that arrived is taken for lost.
+    assert!(frames_lost <= lost_on_wire && frames_lost >= data_lost, "{frames_lost} declared lost");
+    assert!(value(&w, "R2->R1", "spurious_losses") <= 0.05 * frames_lost);
+    // Every lost Data but those still in flight at the end is NACKed (lost NACKs are frames
+    // too, and are not NACKed).
+    assert!(nacks_sent >= data_lost - 2.0 && nacks_sent <= data_lost, "{nacks_sent} NACKs for {data_lost} Data lost");
+    // The consumer gets them (a NACK lost on the way, 2 %, does not arrive), and retransmits.
+    assert!(nacks >= 0.9 * nacks_sent && nacks <= nacks_sent, "{nacks} of {nacks_sent} NACKs arrived");
+    assert!(value(&w, "C", "retransmissions") >= nacks);
+    assert_eq!(value(&w, "C", "marks"), 0.0);
+    // The ACKs are absorbed by the link services: no node sees a link frame.
+    assert_eq!(value(&w, "R2", "unsolicited_data"), 0.0);
+    // No window decrease happened at a NACK: each one came with a timeout at the same instant.
+    let timeouts: BTreeSet<u64> = event_times(&w, "timeout").into_iter().collect();
+    let decreases = event_times(&w, "window_decrease");
+    assert!(decreases.iter().all(|t| timeouts.contains(t)), "a decrease without a timeout: {decreases:?}");
+    assert_eq!(value(&w, "run", "conservation_ok"), 1.0);
+}
+
+#[test]
+fn the_shim_turns_most_timeouts_into_nacks() {
+    let (with, without) = (run(true), run(false));
+    let t_with = value(&with, "C", "timeouts");
+    let t_without = value(&without, "C", "timeouts");
+    assert!(value(&without, "C", "nacks") == 0.0 && t_without > 20.0, "{t_without} timeouts without the shim");
+    assert!(t_with * 5.0 < t_without, "timeouts: {t_with} with the shim, {t_without} without");
+    // Fewer collapses of the window: more data in the same time.
+    assert!(value(&with, "C", "data_received") > value(&without, "C", "data_received"));
+}
+
+#[test]
+fn the_run_with_the_shim_is_deterministic() {
+    let (a, b) = (run(true), run(true));
+    for m in ["data_received", "nacks", "timeouts", "retransmissions"] {
+        assert_eq!(value(&a, "C", m), value(&b, "C", m), "{m}");
+    }
+    assert_eq!(value(&a, "R1->R2", "ack_frames_sent"), value(&b, "R1->R2", "ack_frames_sent"));
+}

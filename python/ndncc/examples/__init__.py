@@ -1,0 +1,1 @@
+"""Example controllers written in Python (see docs/python-controllers.md)."""

@@ -1,0 +1,500 @@
+"""E2 — SRMCC, single-rate multicast congestion control (seed 001).
+
+Runs ``scenarios/e2.toml`` (the assumed topology of EXPERIMENTS.md: a multicast source and two
+TCP flows through a hybrid R0–R1 bottleneck) as the seed's scenarios 1–4, the rate selection
+factor γ from 0.05 to 0.5, 1 to 8 multicast groups sharing the bottleneck, and the seed's
+baselines TFMCC, ASMP and PerIfwithECN in scenarios 1–4."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+
+from .. import Result, plots  # noqa: E402
+from . import Progress, register  # noqa: E402
+from ._variants import Variant, row, run_variants, summary_value  # noqa: E402
+from .claims import Check, Notes  # noqa: E402
+
+SCENARIO = "e2.toml"
+RECEIVERS = ("M1", "M2", "M3")
+BOTTLENECK = "R0->R1"
+
+#: The seed's scenarios as overrides of scenario 1.
+SCENARIOS = {
+    "s1": (),
+    "s2": ("links.R0-R1.bandwidth=2Mbps",),
+    "s3": ("links.R0-R1.bandwidth=2Mbps", *(f"links.R1-{m}.bandwidth=1.5Mbps" for m in RECEIVERS)),
+    "s4": (),
+}
+#: The scenario file of each of the seed's scenarios (4 adds the CBR flow and the TCP2 times).
+FILES = {"s1": "e2.toml", "s2": "e2.toml", "s3": "e2.toml", "s4": "e2-s4.toml"}
+#: Scenario 4's bandwidth utilisation is measured while all four flows run.
+S4_WINDOW = (80.0, 120.0)
+#: The bottleneck of scenarios 1–3 [kbit/s], for the fair share.
+BOTTLENECK_KBPS = {"s1": 5000.0, "s2": 2000.0, "s3": 2000.0}
+GAMMAS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+GROUPS = range(1, 9)
+
+
+def _gamma(g: float) -> str:
+    return f"apps.mc.control.gamma={g}"
+
+
+def _more_groups(k: int) -> str:
+    """Groups 2..k of `e2-groups.toml`, the same as its group `mc`."""
+    return "".join(
+        f'[apps.mc{i}]\ntype = "multicast"\nnode = "S"\n'
+        'receivers = ["M1", "M2", "M3"]\npacket_size = "1000B"\n\n'
+        for i in range(2, k + 1)
+    )
+
+
+#: The seed's figures: SRMCC's loss is "almost 0" in every scenario (Figure 10), and γ = 0.15
+#: gives the multicast/TCP ratio "closest to 1" (Figure 5a).
+SEED_LOSS = {("multicast", "loss_rate"): 0.0}
+SEED_GAMMA = {0.15: 1.0}
+
+VARIANTS = [
+    Variant(f"{s}-srmcc", FILES[s], o, SEED_LOSS, f"scenario {s[1]}, SRMCC") for s, o in SCENARIOS.items()
+]
+#: The baselines: the source's control, and the routers' modules replacing SRMCC's tree node.
+NO_MODULES = ("nodes.R0.modules=[]", "nodes.R1.modules=[]")
+MECHANISMS = {
+    "tfmcc": ('apps.mc.control={type="tfmcc"}', *NO_MODULES),
+    "asmp": ('apps.mc.control={type="asmp"}', *NO_MODULES),
+    "perif-ecn": (
+        'apps.mc.control={type="perif-ecn"}',
+        'nodes.R0.modules=[{type="perif-ecn"}]',
+        'nodes.R1.modules=[{type="perif-ecn"}]',
+    ),
+}
+#: The seed's figures for the baselines (Section 5.3): TFMCC takes 151.8% of its fair share and a
+#: TCP flow 72.6% at 5 Mbit/s; ASMP's loss is about 2% except in scenario 1.
+SEED_BASELINE = {
+    ("s1", "tfmcc"): {("multicast", "fair_share_ratio"): 1.518, ("tcp", "fair_share_ratio"): 0.726},
+    **{(s, "asmp"): {("multicast", "loss_rate"): 0.02} for s in ("s2", "s3", "s4")},
+}
+BASELINES = [
+    Variant(
+        f"{s}-{m}",
+        FILES[s],
+        (*o, *ov),
+        SEED_BASELINE.get((s, m), {}),
+        f"scenario {s[1]}, {m}",
+    )
+    for m, ov in MECHANISMS.items()
+    for s, o in SCENARIOS.items()
+]
+#: SRMCC's throughput above ASMP's in scenarios 1–3 (Section 5.3.1) and its feedback packets
+#: fewer than TFMCC's, ASMP's and PerIfwithECN's on average over the scenarios (Section 5.3.4).
+SEED_GAIN_OVER_ASMP = {"s1": 0.113, "s2": 0.083, "s3": 0.009}
+SEED_FEEDBACK_CUT = {"tfmcc": 0.824, "asmp": 0.508, "perif-ecn": 0.941}
+GAMMA_RUNS = [
+    Variant(f"gamma-{g}-{s}", FILES[s], (*SCENARIOS[s], _gamma(g)), {}, f"γ = {g}, scenario {s[1]}")
+    for g in GAMMAS
+    for s in ("s1", "s2", "s3")
+]
+GROUP_RUNS = [
+    Variant(f"groups-{k}", "e2-groups.toml", (), {}, f"{k} multicast groups, no TCP", _more_groups(k))
+    for k in GROUPS
+]
+ALL = [*VARIANTS, *BASELINES, *GAMMA_RUNS, *GROUP_RUNS]
+# Scenario 4 needs its CBR flow to start (at 80 s).
+QUICK = ("simulation.duration=100s",)
+
+
+def _group_names(res: Result) -> list[str]:
+    names = res.summary.filter(pl.col("metric") == "feedback_packets")["entity"].to_list()
+    return sorted({n for n in names if not n.startswith("R") and "-" not in n})
+
+
+def _window_kbps(
+    res: Result, entity: str, metric: str, t0: float, t1: float, faces: bool = False
+) -> Optional[float]:
+    s = (res.faces if faces else res.series)(metric=metric, entity=entity).sort("t")
+    at = dict(zip(s["t"].to_list(), s["value"].to_list()))
+    a, b = at.get(t0), at.get(t1)
+    return None if a is None or b is None else (b - a) * 8 / (t1 - t0) / 1e3
+
+
+def _derived(res: Result, v: Variant) -> list[dict]:
+    out = []
+    groups = _group_names(res)
+    per_group = []
+    for g in groups:
+        kbps = [summary_value(res, f"{g}-{m}", "throughput_kbps") for m in RECEIVERS]
+        loss = [summary_value(res, f"{g}-{m}", "loss_rate") for m in RECEIVERS]
+        mean_kbps = sum(k or 0.0 for k in kbps) / len(kbps)
+        per_group.append(mean_kbps)
+        flow = "multicast" if g == "mc" else g
+        out.append(row(v.name, flow, "throughput_kbps", mean_kbps, "kbit/s"))
+        out.append(row(v.name, flow, "loss_rate", sum(x or 0.0 for x in loss) / len(loss), "ratio"))
+        if g == "mc":
+            for m, k in zip(RECEIVERS, kbps):
+                out.append(row(v.name, m, "throughput_kbps", k, "kbit/s"))
+            fb = summary_value(res, "mc", "feedback_packets")
+            sent = sum(summary_value(res, f"mc-{m}", "feedback_sent") or 0.0 for m in RECEIVERS)
+            out.append(row(v.name, "source", "feedback_packets", fb, "packets"))
+            out.append(row(v.name, "receivers", "feedback_sent", sent, "packets"))
+            if fb is not None and sent:
+                out.append(row(v.name, "source", "feedback_saved", 1.0 - fb / sent, "ratio"))
+    tcps = [summary_value(res, t, "throughput_kbps") for t in ("tcp1", "tcp2")]
+    for t, k in zip(("tcp1", "tcp2"), tcps):
+        if k is not None:
+            out.append(row(v.name, t, "throughput_kbps", k, "kbit/s"))
+    cbr = summary_value(res, "cbr-sink", "throughput_kbps")
+    if cbr is not None:
+        out.append(row(v.name, "cbr", "throughput_kbps", cbr, "kbit/s"))
+    live = [k for k in tcps if k is not None]
+    if live and per_group:
+        out.append(
+            row(v.name, "multicast", "mcast_tcp_ratio", per_group[0] / (sum(live) / len(live)), "ratio")
+        )
+    cap = BOTTLENECK_KBPS.get(v.name.split("-")[0])
+    if cap is not None and live and len(per_group) == 1:
+        # The expected (fair) share: the bottleneck split evenly over the multicast stream and
+        # the two TCP flows (scenarios 1–3, where all three run throughout).
+        fair = cap / (1 + len(live))
+        out.append(row(v.name, "multicast", "fair_share_ratio", per_group[0] / fair, "ratio"))
+        out.append(row(v.name, "tcp", "fair_share_ratio", sum(live) / len(live) / fair, "ratio"))
+    if len(per_group) > 1:
+        jain = (
+            sum(per_group) ** 2 / (len(per_group) * sum(x * x for x in per_group)) if any(per_group) else None
+        )
+        out.append(row(v.name, "multicast", "jain_index", jain, "ratio"))
+        out.append(row(v.name, "multicast", "total_kbps", sum(per_group), "kbit/s"))
+    util = summary_value(res, BOTTLENECK, "utilisation")
+    if v.name.startswith("s4"):
+        cap = 2000.0
+        total = _window_kbps(res, BOTTLENECK, "bytes_sent", *S4_WINDOW, faces=True)
+        util = None if total is None else total / cap
+        mc = _window_kbps(res, "mc-M1", "bytes_received", *S4_WINDOW)
+        out.append(row(v.name, "multicast", "utilisation", None if mc is None else mc / cap, "ratio"))
+    out.append(row(v.name, "bottleneck", "utilisation", util, "ratio"))
+    return out
+
+
+def _gamma_rows(rows: list[dict]) -> list[dict]:
+    """Per γ: the mean over scenarios 1–3 of the multicast/TCP ratio and the loss rate."""
+    out = []
+    for g in GAMMAS:
+        for metric, unit in (("mcast_tcp_ratio", "ratio"), ("loss_rate", "ratio")):
+            vals = [
+                r["value"]
+                for r in rows
+                if r["variant"] in {f"gamma-{g}-{s}" for s in ("s1", "s2", "s3")}
+                and r["flow"] == "multicast"
+                and r["metric"] == metric
+                and r["value"] is not None
+            ]
+            out.append(
+                row(
+                    f"gamma-{g}", "multicast", metric, sum(vals) / len(vals) if len(vals) == 3 else None, unit
+                )
+            )
+    return out
+
+
+def _comparison_rows(rows: list[dict]) -> list[dict]:
+    """SRMCC against the baselines: its throughput gain over ASMP per scenario, and how many fewer
+    feedback packets its source receives than each baseline's, on average over the scenarios."""
+
+    def val(v: str, f: str, m: str) -> Optional[float]:
+        return next((r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, m)), None)
+
+    out = []
+    for s in SCENARIOS:
+        a, b = (
+            val(f"{s}-srmcc", "multicast", "throughput_kbps"),
+            val(f"{s}-asmp", "multicast", "throughput_kbps"),
+        )
+        gain = None if a is None or not b else a / b - 1.0
+        out.append(
+            row(f"{s}-srmcc", "multicast", "gain_over_asmp", gain, "ratio", SEED_GAIN_OVER_ASMP.get(s))
+        )
+    for m in MECHANISMS:
+        cuts = []
+        for s in SCENARIOS:
+            a, b = (
+                val(f"{s}-srmcc", "source", "feedback_packets"),
+                val(f"{s}-{m}", "source", "feedback_packets"),
+            )
+            if a is not None and b:
+                cuts.append(1.0 - a / b)
+        cut = sum(cuts) / len(cuts) if len(cuts) == len(SCENARIOS) else None
+        out.append(row(f"vs-{m}", "source", "feedback_cut", cut, "ratio", SEED_FEEDBACK_CUT[m]))
+    return out
+
+
+def _throughput_figure(results: dict[str, Result], path: Path) -> None:
+    names = [v.name for v in VARIANTS]
+    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.3 * len(names)), sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
+        res = results.get(name)
+        if res is None:
+            continue
+        for ent, metric, label in (
+            *((f"mc-{m}", "bytes_received", m) for m in RECEIVERS),
+            ("tcp1-sink", "bytes_delivered", "tcp1"),
+            ("tcp2-sink", "bytes_delivered", "tcp2"),
+            ("cbr-sink", "datagrams_received", "cbr"),
+        ):
+            s = res.series(metric=metric, entity=ent).sort("t")
+            if not s.height:
+                continue
+            t, b = s["t"].to_list(), s["value"].to_list()
+            scale = 972 * 8 if metric == "datagrams_received" else 8
+            kbps = [(y1 - y0) * scale / (t1 - t0) / 1e3 for y0, y1, t0, t1 in zip(b, b[1:], t, t[1:])]
+            ax.plot(t[1:], kbps, lw=0.7, label=label)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("kbit/s")
+        ax.set_title(name, fontsize=9)
+    axes[0, 0].legend(fontsize=7, ncol=3)
+    axes[-1, 0].set_xlabel("time [s]")
+    fig.tight_layout()
+    plots.write_png(path, fig)
+
+
+def _sweep_figure(rows: list[dict], path: Path) -> None:
+    def val(v: str, f: str, m: str) -> Optional[float]:
+        return next((r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, m)), None)
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+    axes[0].plot(GAMMAS, [val(f"gamma-{g}", "multicast", "mcast_tcp_ratio") for g in GAMMAS], "o-")
+    axes[0].set_xlabel("γ")
+    axes[0].set_ylabel("multicast / TCP throughput")
+    axes[1].plot(GAMMAS, [val(f"gamma-{g}", "multicast", "loss_rate") for g in GAMMAS], "o-")
+    axes[1].set_xlabel("γ")
+    axes[1].set_ylabel("multicast loss rate")
+    ks = list(GROUPS)
+    axes[2].plot(ks, [val(f"groups-{k}", "bottleneck", "utilisation") for k in ks], "o-", label="utilisation")
+    axes[2].plot(ks, [val(f"groups-{k}", "multicast", "jain_index") for k in ks], "s-", label="Jain's index")
+    axes[2].set_xlabel("multicast groups")
+    axes[2].legend(fontsize=7)
+    for ax in axes:
+        ax.set_ylim(bottom=0)
+    fig.tight_layout()
+    plots.write_png(path, fig)
+
+
+HEADLINE = (
+    "throughput_kbps",
+    "loss_rate",
+    "mcast_tcp_ratio",
+    "utilisation",
+    "feedback_packets",
+    "feedback_saved",
+    "fair_share_ratio",
+    "gain_over_asmp",
+    "feedback_cut",
+)
+
+
+@register(
+    "e2",
+    "SRMCC single-rate multicast congestion control beside TCP (seed 001)",
+    headline=HEADLINE,
+    flows=("multicast", "tcp", "tcp1", "tcp2", "cbr", "bottleneck", "source"),
+    hide_in_headline=lambda v: v.startswith("gamma-") and v.count("-") == 2,
+)
+def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
+    rows, results = run_variants(folder, ALL, progress, QUICK if quick else (), extra=_derived)
+    rows += _gamma_rows(rows)
+    rows += _comparison_rows(rows)
+    _throughput_figure(results, folder / "throughput.png")
+    _sweep_figure(rows, folder / "gamma_groups.png")
+    notes(rows).write(folder)
+    return rows
+
+
+def notes(rows: list[dict]) -> Notes:
+    """The discussion on the report page: each statement checked on this run's rows."""
+    nt = Notes(rows)
+    n = nt.n
+    scen = [v.name for v in VARIANTS]
+    nt.plain(
+        "Set-up: `scenarios/e2.toml`, the topology EXPERIMENTS.md assumes (the seed's figure is not in its "
+        "text): "
+        "source S and two TCP senders behind R0, receivers M1–M3 and the TCP sinks behind R1, every link 10 "
+        "Mbit/s "
+        "and 10 ms except the bottleneck, DropTail queues of 50 packets, 1,000-byte packets, 200 s. R0 and "
+        "R1 run "
+        "SRMCC's tree-node module (α 0.9, occupancy against 50 packets, 20 ms aggregation hold, 10% flow "
+        "sampling); the source adapts every 4 RTTs with Oth1 0.25, Oth2 0.5, γ 0.15 from 50 kbit/s. "
+        "Multicast "
+        "figures are the mean over the three receivers."
+    )
+    nt.plain("")
+    for s in scen:
+        nt.say(
+            f"- **{s}**: multicast {n(s, 'throughput_kbps', 'multicast')} kbit/s, TCP "
+            f"{n(s, 'throughput_kbps', 'tcp1')} / "
+            f"{n(s, 'throughput_kbps', 'tcp2')} kbit/s (ratio {n(s, 'mcast_tcp_ratio', 'multicast')}), "
+            "multicast loss "
+            f"{n(s, 'loss_rate', 'multicast')}, bottleneck utilisation {n(s, 'utilisation', 'bottleneck')}."
+        )
+    nt.say(
+        "- Multicast loss stays below 1% in every scenario, as the seed saw (near 0).",
+        *(Check((s, "multicast", "loss_rate"), "<", 0.01) for s in scen),
+        otherwise="- Multicast loss is not below 1% in every scenario (the seed: near 0): "
+        + ", ".join(f"{s} {n(s, 'loss_rate', 'multicast')}" for s in scen)
+        + ".",
+    )
+    nt.say(
+        "- SRMCC takes less than a TCP flow in every scenario (multicast/TCP ratio below 1), as the seed "
+        "saw.",
+        *(Check((s, "multicast", "mcast_tcp_ratio"), "<", 1.0) for s in scen),
+        otherwise="- SRMCC does not take less than a TCP flow in every scenario: ratios "
+        + ", ".join(f"{s} {n(s, 'mcast_tcp_ratio', 'multicast')}" for s in scen)
+        + " (the seed: below 1 everywhere).",
+    )
+    nt.say(
+        f"- Aggregation: the source receives {n('s1-srmcc', 'feedback_packets', 'source')} MCC messages "
+        "where the "
+        f"receivers sent {n('s1-srmcc', 'feedback_sent', 'receivers')} (scenario 1), "
+        f"{n('s1-srmcc', 'feedback_saved', 'source')} fewer: one message per tree node and period.",
+        Check(("s1-srmcc", "source", "feedback_saved"), ">", 0.5),
+        otherwise=f"- Aggregation saves only {n('s1-srmcc', 'feedback_saved', 'source')} of the receivers' "
+        "feedback in scenario 1.",
+    )
+    nt.say(
+        f"- Scenario 4 between 80 and 120 s (all four flows): bottleneck utilisation "
+        f"{n('s4-srmcc', 'utilisation', 'bottleneck')}, the multicast share "
+        f"{n('s4-srmcc', 'utilisation', 'multicast')}."
+    )
+    g = [f"gamma-{x}" for x in GAMMAS]
+    cells = "; ".join(
+        f"{x}: {n(v, 'mcast_tcp_ratio', 'multicast')} / {n(v, 'loss_rate', 'multicast')}"
+        for x, v in zip(GAMMAS, g)
+    )
+    nt.say(
+        f"- **γ** (ratio / loss, mean of scenarios 1–3): {cells}. The ratio rises with γ, as in the seed.",
+        Check((g[-1], "multicast", "mcast_tcp_ratio"), ">", (g[0], "multicast", "mcast_tcp_ratio")),
+        otherwise=f"- **γ** (ratio / loss, mean of scenarios 1–3): {cells}. The ratio does not rise from γ = "
+        "0.05 to "
+        "0.5, unlike the seed.",
+    )
+    ratios = {x: nt.value(f"gamma-{x}", "mcast_tcp_ratio", "multicast") for x in GAMMAS}
+    if all(v is not None for v in ratios.values()):
+        closest = min(GAMMAS, key=lambda x: abs(ratios[x] - 1.0))
+        nt.say(
+            f"  The ratio is closest to 1 at γ = {closest} here (ratio "
+            f"{n(f'gamma-{closest}', 'mcast_tcp_ratio', 'multicast')}); "
+            "the seed found 0.15.",
+            *(Check((f"gamma-{closest}", "multicast", "mcast_tcp_ratio"), "<=", 2.0 - 0.0) for _ in range(1)),
+        )
+    ks = [f"groups-{k}" for k in GROUPS]
+    nt.say(
+        "- **Groups** sharing the 2 Mbit/s bottleneck (no TCP): Jain's index over the groups' throughput "
+        + ", ".join(f"{k}: {n(v, 'jain_index', 'multicast')}" for k, v in zip(list(GROUPS)[1:], ks[1:]))
+        + "; at least 0.95 for every count, the even split the seed saw.",
+        *(Check((v, "multicast", "jain_index"), ">=", 0.95) for v in ks[1:]),
+        otherwise="- **Groups** sharing the 2 Mbit/s bottleneck (no TCP): Jain's index "
+        + ", ".join(f"{k}: {n(v, 'jain_index', 'multicast')}" for k, v in zip(list(GROUPS)[1:], ks[1:]))
+        + "; not an even split for every count.",
+    )
+    nt.say(
+        "  Utilisation by group count: "
+        + ", ".join(f"{k}: {n(v, 'utilisation', 'bottleneck')}" for k, v in zip(GROUPS, ks))
+        + "; loss: "
+        + ", ".join(f"{k}: {n(v, 'loss_rate', 'multicast')}" for k, v in zip(GROUPS, ks))
+        + "."
+    )
+    _baseline_notes(nt, scen)
+    nt.plain("")
+    nt.plain(
+        "Variants: `sN-srmcc` the seed's scenarios; `sN-tfmcc`, `sN-asmp`, `sN-perif-ecn` the baselines "
+        "in them (no SRMCC tree nodes; `perif-ecn` modules on R0 and R1 for PerIfwithECN); `vs-M` SRMCC's "
+        "feedback against baseline M; `gamma-G-sN` γ = G in scenario N (summarised as `gamma-G`); "
+        "`groups-K` K multicast groups."
+    )
+    return nt
+
+
+def _baseline_notes(nt: Notes, scen: list[str]) -> None:
+    """The seed's statements about TFMCC, ASMP and PerIfwithECN, each checked on the rows."""
+    n = nt.n
+    nt.plain("")
+    nt.plain(
+        "Baselines (ALGORITHMS.md Part B): TFMCC as RFC 4654 with the receivers' one-way-delay round trip; "
+        "ASMP as reconstructed there (its papers' equations are not at hand); PerIfwithECN with the author's "
+        "simulator's constants. Each replaces SRMCC at the source and in the routers."
+    )
+    for m in MECHANISMS:
+        for s in SCENARIOS:
+            v = f"{s}-{m}"
+            nt.say(
+                f"- **{v}**: multicast {n(v, 'throughput_kbps', 'multicast')} kbit/s, TCP "
+                f"{n(v, 'throughput_kbps', 'tcp1')} / {n(v, 'throughput_kbps', 'tcp2')} kbit/s (ratio "
+                f"{n(v, 'mcast_tcp_ratio', 'multicast')}), multicast loss {n(v, 'loss_rate', 'multicast')}, "
+                f"feedback at the source {n(v, 'feedback_packets', 'source')}."
+            )
+    s13 = ("s1", "s2", "s3")
+    shares = ", ".join(
+        f"{s} {n(f'{s}-tfmcc', 'fair_share_ratio', 'multicast')} "
+        f"(TCP {n(f'{s}-tfmcc', 'fair_share_ratio', 'tcp')})"
+        for s in s13
+    )
+    nt.say(
+        f"- TFMCC takes more than its fair share (a third of the bottleneck) and TCP less in scenarios 1–3: "
+        f"{shares}; the seed: 151.8% and TCP 72.6% at 5 Mbit/s.",
+        *(Check((f"{s}-tfmcc", "multicast", "fair_share_ratio"), ">", 1.0) for s in s13),
+        *(Check((f"{s}-tfmcc", "tcp", "fair_share_ratio"), "<", 1.0) for s in s13),
+        otherwise=f"- TFMCC does not take more than its fair share with TCP below its own in every one of "
+        f"scenarios 1–3: {shares} (multicast, TCP, as shares of a third of the bottleneck); the seed: 151.8% "
+        "and TCP 72.6% at 5 Mbit/s.",
+    )
+    ratios = ", ".join(f"{s} {n(f'{s}-perif-ecn', 'mcast_tcp_ratio', 'multicast')}" for s in SCENARIOS)
+    nt.say(
+        f"- PerIfwithECN's multicast gets less than a TCP flow in every scenario (ratio {ratios}), as the "
+        "seed saw (it starves the multicast flow).",
+        *(Check((f"{s}-perif-ecn", "multicast", "mcast_tcp_ratio"), "<", 1.0) for s in SCENARIOS),
+        otherwise=f"- PerIfwithECN's multicast is not below a TCP flow in every scenario (ratio {ratios}), "
+        "unlike the seed, where it starves.",
+    )
+    cuts = ", ".join(f"{m} {n(f'vs-{m}', 'feedback_cut', 'source')}" for m in MECHANISMS)
+    nt.say(
+        f"- SRMCC's source receives at least 50% fewer feedback packets than each baseline's (mean over the "
+        f"scenarios: {cuts}); the seed: 82.4%, 50.8%, 94.1%.",
+        *(Check((f"vs-{m}", "source", "feedback_cut"), ">=", 0.5) for m in MECHANISMS),
+        otherwise=f"- SRMCC's source does not receive at least 50% fewer feedback packets than every "
+        f"baseline's (mean over the scenarios: {cuts}); the seed: 82.4%, 50.8%, 94.1%.",
+    )
+    gains = ", ".join(f"{s} {n(f'{s}-srmcc', 'gain_over_asmp', 'multicast')}" for s in s13)
+    nt.say(
+        f"- SRMCC's multicast throughput is above ASMP's in scenarios 1–3 (by {gains}); the seed: 11.3%, "
+        "8.3%, 0.9%.",
+        *(Check((f"{s}-srmcc", "multicast", "gain_over_asmp"), ">", 0.0) for s in s13),
+        otherwise=f"- SRMCC's multicast throughput is not above ASMP's in every one of scenarios 1–3 "
+        f"(relative difference {gains}); the seed: 11.3%, 8.3%, 0.9% above.",
+    )
+    losses = "; ".join(
+        f"{s} TFMCC {n(f'{s}-tfmcc', 'loss_rate', 'multicast')}, "
+        f"ASMP {n(f'{s}-asmp', 'loss_rate', 'multicast')}, "
+        f"SRMCC {n(f'{s}-srmcc', 'loss_rate', 'multicast')}"
+        for s in SCENARIOS
+    )
+    nt.say(
+        f"- TFMCC's and ASMP's multicast loss is above SRMCC's in every scenario ({losses}), as the seed "
+        "saw.",
+        *(
+            Check((f"{s}-{m}", "multicast", "loss_rate"), ">", (f"{s}-srmcc", "multicast", "loss_rate"))
+            for s in SCENARIOS
+            for m in ("tfmcc", "asmp")
+        ),
+        otherwise=f"- TFMCC's and ASMP's multicast loss is not above SRMCC's in every scenario ({losses}); "
+        "the seed saw it higher.",
+    )
+    asmp = ", ".join(f"{s} {n(f'{s}-asmp', 'loss_rate', 'multicast')}" for s in ("s2", "s3", "s4"))
+    nt.say(
+        f"- ASMP's loss in scenarios 2–4 is between 1% and 4% ({asmp}), about the seed's 2%.",
+        *(Check((f"{s}-asmp", "multicast", "loss_rate"), ">=", 0.01) for s in ("s2", "s3", "s4")),
+        *(Check((f"{s}-asmp", "multicast", "loss_rate"), "<=", 0.04) for s in ("s2", "s3", "s4")),
+        otherwise=f"- ASMP's loss in scenarios 2–4 is not about the seed's 2% ({asmp}).",
+    )
