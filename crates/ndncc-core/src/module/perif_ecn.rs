@@ -1,0 +1,183 @@
+//! PerIfWithECN's router (ALGORITHMS.md Part B §3.3; Su, Ramakrishnan, Raychaudhuri, LANMAN 2016,
+//! after the author's simulator `kais66/cong-simu`), as a baseline of seed 001: one FIFO per
+//! outgoing interface; whenever a multicast Data is about to join a queue that is over its set
+//! point, the router sends the source a suggested rate at once, with no aggregation.
+//!
+//! ```text
+//!   each multicast Data sent on face f:   occ = min(1, queue length(f) / queue_capacity)
+//!     occ > set_point  →  feedback to the source: new_rate = max(0, C_f/N_f · (1 − (occ − set_point)²))
+//!   N_f = distinct (source, destination) pairs seen leaving on f (multicast: source, group)
+//! ```
+//!
+//! As in the author's code the flow set is never aged. Its occupancy is taken against a byte
+//! budget (4 MiB); here the queues hold packets, so `queue_capacity` (the seed's Qmax, 50
+//! packets) is the denominator. Only the multicast source obeys such messages (the TCP flows
+//! are plain TCP), so only multicast Data trigger them; IP packets count as flows. The message
+//! goes up the group's tree (learnt from the face its Data arrive on) and carries the occupancy
+//! in `report.hi`; routers on the way pass it on.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Intake, ModuleCtx, RouterModule};
+use crate::ids::FaceId;
+use crate::packet::{Header, Mcast, McastKind, McastReport, Packet};
+use crate::plugin::{check, Check, Plugin};
+use crate::units::Bytes;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PerIfEcnModuleConfig {
+    /// Occupancy above which the router sends a suggested rate. Default 0.4.
+    pub set_point: f64,
+    /// Queue capacity the occupancy is taken against [packets]. Default 50.
+    pub queue_capacity: u64,
+    /// Wire size of the ECN message. Default 40 B.
+    pub ecn_size: Bytes,
+}
+
+impl Default for PerIfEcnModuleConfig {
+    fn default() -> Self {
+        PerIfEcnModuleConfig { set_point: 0.4, queue_capacity: 50, ecn_size: Bytes(40) }
+    }
+}
+
+impl Plugin for PerIfEcnModuleConfig {
+    type Built = Box<dyn RouterModule>;
+    fn validate(&self) -> Check {
+        check::within("set_point", self.set_point, 0.0, 0.999)?;
+        check::count("queue_capacity", self.queue_capacity, 1, 10_000_000)?;
+        check::count("ecn_size", self.ecn_size.0, 1, 65_535)
+    }
+    fn build(&self) -> Box<dyn RouterModule> {
+        Box::new(PerIfEcnModule::new(self))
+    }
+}
+
+/// A flow's key: (source node, destination node or multicast group).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FlowKey {
+    Ip(u32, u32),
+    Group(u32, u32),
+}
+
+/// The rule of §3.3: the suggested rate for occupancy `occ` on a link of `capacity_bps` shared by
+/// `flows` flows.
+pub fn suggested_rate(capacity_bps: f64, flows: usize, occ: f64, set_point: f64) -> f64 {
+    let fair = capacity_bps / flows.max(1) as f64;
+    let d = occ - set_point;
+    (fair * (1.0 - d * d)).max(0.0)
+}
+
+pub struct PerIfEcnModule {
+    cfg: PerIfEcnModuleConfig,
+    /// Each group's upstream face.
+    upstream: Vec<(u32, FaceId)>,
+    flows: Vec<(FaceId, Vec<FlowKey>)>,
+    sent: u64,
+}
+
+impl PerIfEcnModule {
+    pub fn new(cfg: &PerIfEcnModuleConfig) -> PerIfEcnModule {
+        PerIfEcnModule { cfg: cfg.clone(), upstream: Vec::new(), flows: Vec::new(), sent: 0 }
+    }
+
+    /// Note `key` on `face`; the number of distinct flows seen there.
+    fn note(&mut self, face: FaceId, key: FlowKey) -> usize {
+        let i = match self.flows.iter().position(|(f, _)| *f == face) {
+            Some(i) => i,
+            None => {
+                self.flows.push((face, Vec::new()));
+                self.flows.len() - 1
+            }
+        };
+        let set = &mut self.flows[i].1;
+        if !set.contains(&key) {
+            set.push(key);
+        }
+        set.len()
+    }
+}
+
+impl RouterModule for PerIfEcnModule {
+    fn name(&self) -> &'static str {
+        "perif-ecn"
+    }
+    fn on_packet_in(&mut self, _ctx: &mut ModuleCtx, face: FaceId, packet: &mut Packet) -> Intake {
+        if let Header::Mcast(m) = &packet.header {
+            if m.kind == McastKind::Data {
+                match self.upstream.iter_mut().find(|(g, _)| *g == m.group) {
+                    Some((_, f)) => *f = face,
+                    None => self.upstream.push((m.group, face)),
+                }
+            }
+        }
+        Intake::Pass
+    }
+    fn on_packet_out(&mut self, ctx: &mut ModuleCtx, face: FaceId, packet: &mut Packet) {
+        let m = match &packet.header {
+            Header::Ip(ip) => {
+                self.note(face, FlowKey::Ip(ip.src.0, ip.dst.0));
+                return;
+            }
+            Header::Mcast(m) if m.kind == McastKind::Data => *m,
+            _ => return,
+        };
+        let n = self.note(face, FlowKey::Group(m.origin.0, m.group));
+        let Some(e) = ctx.faces[face.idx()].egress.as_ref() else { return };
+        let occ = (e.queue_packets() as f64 / self.cfg.queue_capacity as f64).min(1.0);
+        if occ <= self.cfg.set_point {
+            return;
+        }
+        let rate = suggested_rate(e.bandwidth_bps as f64, n, occ, self.cfg.set_point);
+        let Some(&(_, up)) = self.upstream.iter().find(|(g, _)| *g == m.group) else { return };
+        let msg = Mcast {
+            group: m.group,
+            kind: McastKind::Feedback,
+            origin: ctx.node,
+            // No round-trip estimate: the source's cycle does not depend on one.
+            seq: 0,
+            sent_at: ctx.now,
+            // Occupancy is a fraction in [0, 1]; f32 is ample for the record.
+            report: McastReport { rate, hi: occ as f32, lo: 0.0 },
+        };
+        let size = u32::try_from(self.cfg.ecn_size.0).unwrap_or(u32::MAX);
+        ctx.send(up, Packet::new(Header::Mcast(msg), size));
+        self.sent += 1;
+    }
+    fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
+        for (f, set) in &self.flows {
+            out.push(("flows", Some(*f), set.len() as f64));
+        }
+        out.push(("ecn_sent", None, self.sent as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suggested_rate_is_the_fair_share_less_the_squared_excess() {
+        // 2 Mbit/s, 3 flows, occupancy 0.6: 666,667·(1 − 0.04) = 640,000 bit/s.
+        assert!((suggested_rate(2e6, 3, 0.6, 0.4) - 640_000.0).abs() < 1e-6);
+        // Full queue: 5 Mbit/s / 2 · (1 − 0.36) = 1.6 Mbit/s.
+        assert!((suggested_rate(5e6, 2, 1.0, 0.4) - 1.6e6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn flows_are_distinct_pairs_per_face() {
+        let mut m = PerIfEcnModule::new(&PerIfEcnModuleConfig::default());
+        assert_eq!(m.note(FaceId(1), FlowKey::Ip(1, 2)), 1);
+        assert_eq!(m.note(FaceId(1), FlowKey::Ip(1, 2)), 1);
+        assert_eq!(m.note(FaceId(1), FlowKey::Group(0, 1)), 2);
+        assert_eq!(m.note(FaceId(2), FlowKey::Ip(3, 4)), 1);
+    }
+
+    #[test]
+    fn validation_names_the_key() {
+        let bad = PerIfEcnModuleConfig { set_point: 1.0, ..Default::default() };
+        assert_eq!(bad.validate().unwrap_err().key, "set_point");
+        let bad = PerIfEcnModuleConfig { queue_capacity: 0, ..Default::default() };
+        assert_eq!(bad.validate().unwrap_err().key, "queue_capacity");
+    }
+}
