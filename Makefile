@@ -30,7 +30,7 @@ lint: setup
 	$(BIN)/ruff format --check python
 
 test: lint
-	cargo test --workspace --release
+	cargo test --workspace --profile ci
 	$(BIN)/python -m pytest -q
 
 bench: setup
