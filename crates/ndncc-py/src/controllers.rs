@@ -228,6 +228,65 @@ fn read_level(py: Python<'_>, f: &PyObject, method: &'static str) -> Result<f64,
     f.bind(py).call0().and_then(|v| finite(&v, method)).map_err(|e| (method, e))
 }
 
+/// A Python controller whose every callback is followed by reading its level (the window or
+/// the rate), which the engine then uses until the next callback.
+trait Hooked: Sized {
+    /// The method that gives the level.
+    const LEVEL: &'static str;
+    fn level_fn(&self) -> &PyObject;
+    fn set_level(&mut self, level: f64);
+    fn who(&self) -> &Who;
+
+    /// Call `hook`'s method with `event`, then read the level; the result goes through `answer`.
+    fn hook<T>(
+        &mut self,
+        hook: &'static str,
+        method: fn(&Self) -> Option<&PyObject>,
+        event: impl IntoPy<PyObject>,
+        answer: impl FnOnce(&Self, &Bound<'_, PyAny>) -> PyResult<T>,
+        default: T,
+    ) -> T {
+        let Some(method) = method(self) else { return default };
+        let result = Python::with_gil(|py| {
+            let returned = method.bind(py).call1((event,)).and_then(|r| answer(self, &r)).map_err(|e| (hook, e))?;
+            Ok((returned, read_level(py, self.level_fn(), Self::LEVEL)?))
+        });
+        match result {
+            Ok((returned, level)) => {
+                self.set_level(level);
+                returned
+            }
+            Err((hook, e)) => fail(self.who(), hook, e),
+        }
+    }
+}
+
+impl Hooked for PyWindow {
+    const LEVEL: &'static str = "window";
+    fn level_fn(&self) -> &PyObject {
+        &self.window_fn
+    }
+    fn set_level(&mut self, level: f64) {
+        self.window = level;
+    }
+    fn who(&self) -> &Who {
+        &self.c.who
+    }
+}
+
+impl Hooked for PyRate {
+    const LEVEL: &'static str = "rate";
+    fn level_fn(&self) -> &PyObject {
+        &self.rate_fn
+    }
+    fn set_level(&mut self, level: f64) {
+        self.rate = level;
+    }
+    fn who(&self) -> &Who {
+        &self.c.who
+    }
+}
+
 /// A `WindowControl` over a Python `WindowController`.
 pub struct PyWindow {
     c: Common,
@@ -257,29 +316,6 @@ impl PyWindow {
             detects_holes,
             window,
         })
-    }
-
-    /// Call `hook`'s method with `event`, then read the window; the result goes through `answer`.
-    fn hook<T>(
-        &mut self,
-        hook: &'static str,
-        method: fn(&Self) -> Option<&PyObject>,
-        event: impl IntoPy<PyObject>,
-        answer: impl FnOnce(&Self, &Bound<'_, PyAny>) -> PyResult<T>,
-        default: T,
-    ) -> T {
-        let Some(method) = method(self) else { return default };
-        let result = Python::with_gil(|py| {
-            let returned = method.bind(py).call1((event,)).and_then(|r| answer(self, &r)).map_err(|e| (hook, e))?;
-            Ok((returned, read_level(py, &self.window_fn, "window")?))
-        });
-        match result {
-            Ok((returned, window)) => {
-                self.window = window;
-                returned
-            }
-            Err((hook, e)) => fail(&self.c.who, hook, e),
-        }
     }
 }
 
@@ -364,28 +400,6 @@ impl PyRate {
         let rate_fn = obj.getattr("rate")?;
         let rate = finite(&rate_fn.call0()?, "rate")?;
         Ok(PyRate { c: Common::new(py, who, obj, &base)?, rate_fn: rate_fn.unbind(), rate })
-    }
-
-    fn hook<T>(
-        &mut self,
-        hook: &'static str,
-        method: fn(&Self) -> Option<&PyObject>,
-        event: impl IntoPy<PyObject>,
-        answer: impl FnOnce(&Self, &Bound<'_, PyAny>) -> PyResult<T>,
-        default: T,
-    ) -> T {
-        let Some(method) = method(self) else { return default };
-        let result = Python::with_gil(|py| {
-            let returned = method.bind(py).call1((event,)).and_then(|r| answer(self, &r)).map_err(|e| (hook, e))?;
-            Ok((returned, read_level(py, &self.rate_fn, "rate")?))
-        });
-        match result {
-            Ok((returned, rate)) => {
-                self.rate = rate;
-                returned
-            }
-            Err((hook, e)) => fail(&self.c.who, hook, e),
-        }
     }
 }
 
