@@ -176,9 +176,9 @@ def _longest_stall(res: Result, flow: str) -> Optional[float]:
 
 def _sawtooth_low(res: Result, flow: str) -> Optional[float]:
     """Mean window right after the mark-driven decreases of the sawtooth."""
-    signalled, _ = decreases_by_cause(res, flow)
+    signalled = set(decreases_by_cause(res, flow)[0])
     d = events(res, flow, "window_decrease")
-    lows = [w for t, w in d.select("t", "value").iter_rows() if t >= SAWTOOTH_AFTER_S and t in set(signalled)]
+    lows = [w for t, w in d.select("t", "value").iter_rows() if t >= SAWTOOTH_AFTER_S and t in signalled]
     return sum(lows) / len(lows) if lows else None
 
 
