@@ -8,7 +8,7 @@ STAMP := $(VENV)/.ndncc-setup
 RESULTS ?= results
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint package-check bench clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,13 @@ lint: setup
 test: lint
 	cargo test --workspace --profile ci
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory package-check
+
+# The package as a user gets it: the wheel (built with the ci profile, so it reuses what
+# `cargo test` compiled), installed into a fresh venv outside the repository, lists the shipped
+# scenarios and runs a quick reproduction from there (python/tests/test_package.py).
+package-check: setup
+	$(BIN)/python -m pytest -q -m package python/tests/test_package.py
 
 bench: setup
 	$(BIN)/ndncc bench

@@ -5,6 +5,7 @@ from typing import Callable, Optional, Sequence, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import NotRequired
 
 __version__: str
 
@@ -35,6 +36,7 @@ class RunDict(TypedDict):
     summary: list[SummaryRowDict]
     stats: StatsDict
     seed: int
+    trace: NotRequired[dict[str, tuple[int, int]]]
 
 class BenchDict(TypedDict):
     scenario: str
@@ -53,12 +55,19 @@ class Scenario:
         """Simulated duration in seconds."""
     @property
     def seed(self) -> int: ...
+    @property
+    def pcap(self) -> bool:
+        """The scenario has ``[record] pcap``."""
+    @property
+    def random_sources(self) -> list[str]:
+        """The settings that make runs differ from seed to seed, as ``"KEY (what)"``."""
     def to_toml(self) -> str: ...
     def to_json(self) -> str: ...
     def run(
         self,
         seed: Optional[int] = None,
         progress: Optional[Callable[[float], Optional[bool]]] = None,
+        pcap: Optional[str] = None,
     ) -> RunDict:
         """Run without holding the GIL. ``progress(sim_seconds_done)`` is called about 500 times;
         a falsy return other than ``None`` stops the run with :class:`Interrupted`."""
@@ -87,6 +96,9 @@ class BuildError(NdnccError):
 
 class Interrupted(NdnccError): ...
 class InternalError(NdnccError): ...
+
+class TraceError(NdnccError):
+    """The packet trace file could not be written."""
 
 class ControllerError(NdnccError):
     """A Python controller raised; the exception it raised is ``__cause__``."""

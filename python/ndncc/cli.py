@@ -19,23 +19,31 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from . import _core, experiments, output, report, sweepplot, sweepstore
+from . import _core, experiments, output, report, shipped, sweepplot, sweepstore
 from .errors import BadInput, describe, guarded
 from .grid import parse_option
 from .result import is_run_folder
 from .scenario import Scenario, check_seed, load
-from .sweep import Status
+from .sweep import Status, SweepFailed
 from .sweep import sweep as run_sweep
 
+# Help texts are rich markup (the mode typer picks when rich is installed, stated here so that
+# it holds for every typer version): a literal `[` is escaped, as in "\\[grid]".
 app = typer.Typer(
     name="ndncc",
     help="Deterministic packet-level simulator for NDN congestion control.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
 )
 topo_app = typer.Typer(help="Work with topologies from other simulators.", no_args_is_help=True)
 app.add_typer(topo_app, name="topo")
+scenarios_app = typer.Typer(
+    help="The scenario and sweep files ndncc ships: list them, or copy one to start from.",
+    no_args_is_help=True,
+)
+app.add_typer(scenarios_app, name="scenarios")
 
 stderr = Console(stderr=True)
 
@@ -84,10 +92,10 @@ def sim_progress() -> Iterator[Progress]:
         yield bar
 
 
-def run_with_progress(scenario: Scenario, seed: Optional[int]):
+def run_with_progress(scenario: Scenario, seed: Optional[int], pcap: Optional[bool] = None):
     with sim_progress() as bar:
         task = bar.add_task(scenario.name, total=scenario.duration or 1.0)
-        return scenario.run(seed=seed, progress=lambda done: bar.update(task, completed=done))
+        return scenario.run(seed=seed, progress=lambda done: bar.update(task, completed=done), pcap=pcap)
 
 
 @app.command()
@@ -113,6 +121,15 @@ def run(
             "--overwrite", help="Replace the output folder even if it holds more than an earlier run."
         ),
     ] = False,
+    pcap: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--pcap/--no-pcap",
+            help="Write a packet trace, trace.pcapng, into the output folder: of the faces "
+            "the scenario's \\[record] pcap names, or every link face (default: if the scenario asks).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and write its output folder (data, summary and report)."""
     if seed is not None:
@@ -121,12 +138,17 @@ def run(
     folder = output.folder_path(out) if out is not None else output.default_folder(sc.name)
     # Refused before the run rather than after it.
     output.check_target(Path(os.path.abspath(folder)), is_run_folder, overwrite)
-    result = run_with_progress(sc, seed)
-    result.save(folder, figures=figures, overwrite=overwrite)
+    result = run_with_progress(sc, seed, pcap)
+    try:
+        result.save(folder, figures=figures, overwrite=overwrite)
+    finally:
+        if result.trace is not None:
+            result.trace.unlink(missing_ok=True)
     s = result.stats
+    traced = ", packet trace in trace.pcapng" if result.trace is not None else ""
     typer.echo(
         f"{sc.name}: seed {result.seed}, {s.sim_seconds:g} s simulated in {s.wall_seconds:.2f} s, "
-        f"{s.packet_hops:,} packet hops -> {folder}"
+        f"{s.packet_hops:,} packet hops -> {folder}{traced}"
     )
 
 
@@ -151,14 +173,18 @@ def validate(scenario: ScenarioArg, set_: SetOption = None) -> None:
 @guarded
 def plot(
     folder: Annotated[Path, typer.Argument(help="A run's or a sweep's output folder.", show_default=False)],
+    format_: Annotated[
+        str, typer.Option("--format", help="Figure files: png, pdf (for papers) or svg.")
+    ] = "png",
 ) -> None:
-    """Redraw the figures and report.md of a run folder, or draw a sweep folder's
-    metric-vs-parameter plots with 95% confidence bands."""
+    """Redraw a run folder's figures and report.md, or draw a sweep folder's plots.
+
+    A sweep folder gets each metric against the swept parameter, with 95% confidence bands."""
     if sweepstore.is_sweep_folder(folder):
-        figures = sweepplot.render(folder)
+        figures = sweepplot.render(folder, format=format_)
         typer.echo(f"{folder}: {len(figures)} figures in {sweepplot.FIGURES}/, {output.REPORT}")
         return
-    figures = report.render_run(output.read_run(folder))
+    figures = report.render_run(output.read_run(folder), format=format_)
     typer.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
 
 
@@ -199,7 +225,7 @@ def sweep(
         Path,
         typer.Argument(
             metavar="SCENARIO",
-            help="Scenario file, or a sweep file (TOML with scenario, seeds, [grid], [set]).",
+            help="Scenario file, or a sweep file (TOML with scenario, seeds, \\[grid], \\[set]).",
             exists=True,
             dir_okay=False,
             show_default=False,
@@ -237,23 +263,28 @@ def sweep(
         Optional[float], typer.Option(help="Stop and fail a run after this many wall seconds.")
     ] = None,
 ) -> None:
-    """Run a scenario over a grid of overrides and seeds, in parallel; finished runs are kept and
-    skipped when the sweep is run again."""
+    """Run a scenario over a grid of overrides and seeds, in parallel.
+
+    Finished runs are kept and skipped when the sweep is run again."""
     if workers is not None and dask is not None:
         raise BadInput("--workers and --dask exclude each other")
     with sweep_progress() as progress:
-        result = run_sweep(
-            scenario,
-            grid=[parse_option(g) for g in grid or []],
-            seeds=seeds,
-            executor=dask if dask is not None else workers,
-            out=out,
-            overrides=set_ or [],
-            metrics=metric,
-            keep_series=keep_series,
-            timeout=timeout,
-            progress=progress,
-        )
+        try:
+            result = run_sweep(
+                scenario,
+                grid=[parse_option(g) for g in grid or []],
+                seeds=seeds,
+                executor=dask if dask is not None else workers,
+                out=out,
+                overrides=set_ or [],
+                metrics=metric,
+                keep_series=keep_series,
+                timeout=timeout,
+                progress=progress,
+            )
+        except SweepFailed as e:
+            # Every run failed: say why each did, as for a sweep with some failures.
+            result = e.result
     shown = result.summary()
     s = result.status
     caption = f"{s.done + s.skipped} of {s.total} runs finished, {s.failed} failed"
@@ -343,6 +374,15 @@ def read_topology(path: Path) -> tuple[str, str]:
     return text, kind
 
 
+def converted_header(file: Path, kind: str) -> str:
+    """The comment a converted topology starts with: where it came from, and what to add."""
+    simulator = "Mini-NDN" if kind == "minindn" else "ndnSIM"
+    return (
+        f"# Converted from {file.name} ({simulator} topology) by `ndncc topo convert`; values at ndncc's\n"
+        "# defaults are left out (docs/scenario-reference.md). Add [apps.NAME] tables for traffic.\n\n"
+    )
+
+
 @topo_app.command("convert")
 @guarded
 def topo_convert(
@@ -353,16 +393,54 @@ def topo_convert(
         Optional[str], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")
     ] = None,
 ) -> None:
-    """Convert an ndnSIM or Mini-NDN topology into a scenario file."""
+    """Convert an ndnSIM or Mini-NDN topology into a scenario file.
+
+    Only values that differ from ndncc's defaults are written."""
     target = output.folder_path(out) if out is not None else None
     text, kind = read_topology(file)
     convert = _core.import_minindn if kind == "minindn" else _core.import_ndnsim
-    toml = convert(text, str(file))
+    toml = converted_header(file, kind) + convert(text, str(file))
     if target is None:
         typer.echo(toml, nl=False)
     else:
         output.write_text(target, toml)
         typer.echo(f"{file} ({kind}) -> {target}", err=True)
+
+
+@scenarios_app.command("list")
+@guarded
+def scenarios_list() -> None:
+    """List the shipped scenario and sweep files.
+
+    One line each: name, kind and the first sentence of the file's leading comment."""
+    files = shipped.shipped()
+    width = max((len(f.name) for f in files), default=0)
+    for f in files:
+        typer.echo(f"{f.name:<{width}}  {f.kind:<8}  {f.description}")
+
+
+@scenarios_app.command("copy")
+@guarded
+def scenarios_copy(
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="A name from 'ndncc scenarios list'.", show_default=False)
+    ],
+    dest: Annotated[
+        str,
+        typer.Argument(
+            metavar="DEST", help="Folder to copy into (default: the current one), or the new file's path."
+        ),
+    ] = ".",
+    force: Annotated[bool, typer.Option("--force", help="Replace files that are already there.")] = False,
+) -> None:
+    """Copy a shipped scenario or sweep file to start from.
+
+    A sweep file takes its scenario along, written beside it. Existing files are kept unless
+    --force is given."""
+    if not dest:
+        raise BadInput("DEST: an empty path names no file")
+    for path in shipped.copy(name, dest, force):
+        typer.echo(str(path))
 
 
 @app.command()

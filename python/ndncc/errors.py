@@ -15,14 +15,19 @@ NdnccError
 
 A panic of the compiled engine reaches Python as pyo3's ``PanicException``, a ``BaseException``;
 the command line reports it as one "internal error" line like any other bug.
+
+Every warning ndncc gives is an :class:`NdnccWarning`; the command line shows each as one line,
+``warning: message``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import traceback
-from typing import Callable, TypeVar
+import warnings
+from typing import Callable, Iterator, TypeVar
 
 import typer
 
@@ -49,6 +54,10 @@ class DamagedFile(BadInput):
     """A file ndncc wrote earlier cannot be read back (cut short, overwritten, edited by hand)."""
 
 
+class NdnccWarning(UserWarning):
+    """Something ndncc was asked to do that works but is probably not what was meant."""
+
+
 class RunTimeout(_core.NdnccError, TimeoutError):
     """A run was stopped because it took longer than its wall-time limit."""
 
@@ -71,12 +80,10 @@ def one_line(text: str) -> str:
 
 
 def describe(e: BaseException) -> str:
-    """A one-line description of an error; scenario errors as ``file:line: key: message``."""
+    """A one-line description of an error. A scenario error's text, as the engine writes it,
+    says where: ``file:line: key: message``, or ``file: --set key: message`` for an override."""
     if is_panic(e):
         return ENGINE_CRASH
-    if isinstance(e, _core.ScenarioError) and hasattr(e, "file"):
-        where = e.file + (f":{e.line}" if e.line is not None else "")
-        return ": ".join([where] + ([e.key] if e.key else []) + [one_line(e.message)])
     if isinstance(e, MemoryError):
         return "out of memory"
     return one_line(str(e)) or type(e).__name__
@@ -96,13 +103,31 @@ def _is_cli_control(e: BaseException) -> bool:
     return type(e).__module__.split(".")[0] in ("typer", "click")
 
 
+@contextlib.contextmanager
+def warnings_as_lines() -> Iterator[None]:
+    """Within the block, an :class:`NdnccWarning` is shown as one line on stderr,
+    ``warning: message``; other warnings as Python shows them."""
+    with warnings.catch_warnings():
+        show_other = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, NdnccWarning):
+                typer.echo(f"warning: {one_line(str(message))}", err=True)
+            else:
+                show_other(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
+
+
 def guarded(fn: F) -> F:
     """Run a command so that any error ends it with one line on stderr and its exit code."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            with warnings_as_lines():
+                return fn(*args, **kwargs)
         except KeyboardInterrupt:
             typer.echo("interrupted", err=True)
             raise typer.Exit(INTERRUPTED) from None

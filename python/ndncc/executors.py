@@ -9,15 +9,19 @@ runs finish, in whatever order they finish. A task whose execution failed outsid
 from __future__ import annotations
 
 import abc
+import ast
 import asyncio
 import concurrent.futures as cf
+import inspect
 import multiprocessing
 import os
 import re
 import signal
 import socket
+import sys
 import threading
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Callable, Generator, Iterator, Optional, Sequence, Union
 
 from . import _core
@@ -83,6 +87,78 @@ def _context() -> multiprocessing.context.BaseContext:
         ctx.set_forkserver_preload(["ndncc.sweep"])
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+# ---------------------------------------------------------------- scripts without a main guard
+#
+# A local pool's workers are fresh interpreters. Before one takes work, multiprocessing runs the
+# driver's script in it again (as the module ``__mp_main__``) so that what the script defines can
+# be found there. A sweep called at the top level of that script, outside
+# ``if __name__ == "__main__":``, would then start again in every worker. The driver refuses such
+# a call before anything starts (:func:`unguarded_call`); a worker that gets there anyway leaves
+# at once (:func:`starting_worker`).
+
+
+def _rerun_main_file() -> Optional[str]:
+    """The file a new worker runs again as it starts, or ``None`` if it runs none: an interactive
+    session or a notebook has no file, and multiprocessing skips a package's ``__main__`` module
+    (``python -m ndncc``)."""
+    main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    if spec_name is not None and (spec_name == "__main__" or spec_name.endswith(".__main__")):
+        return None
+    path = getattr(main, "__file__", None)
+    return os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+
+
+def _tests_name(test: ast.expr) -> bool:
+    """Whether an ``if`` test reads ``__name__`` (the main guard, however it is written)."""
+    return any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(test))
+
+
+def unguarded_call() -> Optional[str]:
+    """``file:line`` of the statement of the main script that led to this call, if that statement
+    lies outside every ``if`` on ``__name__`` and new workers run that script again; ``None``
+    otherwise, or when it cannot be told (no source, code run by ``exec``, another thread)."""
+    path = _rerun_main_file()
+    if path is None:
+        return None
+    main_globals = sys.modules["__main__"].__dict__
+    frame, statement = inspect.currentframe(), None
+    while frame is not None:
+        if frame.f_globals is main_globals and frame.f_code.co_name == "<module>":
+            statement = frame
+        frame = frame.f_back
+    if statement is None:
+        return None
+    line, file = statement.f_lineno, Path(statement.f_code.co_filename)
+    try:
+        if not file.samefile(path):
+            return None
+        tree = ast.parse(file.read_bytes(), filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _tests_name(node.test):
+            if node.lineno <= line <= (node.end_lineno or node.lineno):
+                return None
+    return f"{path}:{line}"
+
+
+def starting_worker() -> bool:
+    """Whether this process is a worker still running the driver's script as it starts: only
+    then does a module named ``__mp_main__`` run its top level."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "__mp_main__" and frame.f_code.co_name == "<module>":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def is_local_pool(executor: "Target") -> bool:
+    """Whether ``executor`` means a local process pool (the default, or a number of workers)."""
+    return executor is None or (isinstance(executor, int) and not isinstance(executor, bool))
 
 
 class LocalPool(Backend):

@@ -212,3 +212,57 @@ def expand(axes: Sequence[Axis]) -> list[Point]:
         overrides = tuple(o for a, i in zip(axes, idx) for o in a.overrides(i))
         points.append(Point(n, labels, overrides, idx))
     return points
+
+
+# ---------------------------------------------------------------- the order of an axis's values
+
+#: The units scenario files write, by the quantity they measure, each with its size in that
+#: quantity's base unit (second, bit/s, byte, fraction): the units the engine reads.
+UNITS: dict[str, dict[str, float]] = {
+    "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0},
+    "rate": {
+        **dict.fromkeys(("bps", "bit/s", "b/s"), 1.0),
+        **dict.fromkeys(("kbps", "Kbps", "kbit/s", "Kbit/s", "kb/s", "Kb/s"), 1e3),
+        **dict.fromkeys(("Mbps", "mbps", "Mbit/s", "Mb/s"), 1e6),
+        **dict.fromkeys(("Gbps", "gbps", "Gbit/s", "Gb/s"), 1e9),
+    },
+    "size": {
+        **{"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9},
+        **{"KiB": 1024.0, "MiB": 2.0**20, "GiB": 2.0**30},
+    },
+    "fraction": {"%": 0.01},
+}
+
+_QUANTITY = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S*)\s*")
+
+
+def magnitude(text: str) -> Optional[tuple[str, float]]:
+    """What a value label measures and its size in that quantity's base unit: ``"10Mbps"`` →
+    ``("rate", 1e7)``, ``"1%"`` → ``("fraction", 0.01)``, ``"5"`` → ``("number", 5.0)``;
+    ``None`` for anything else (``"aimd"``, ``"3 apples"``)."""
+    m = _QUANTITY.fullmatch(text)
+    if not m:
+        return None
+    number, unit = float(m.group(1)), m.group(2)
+    if not unit:
+        return "number", number
+    for quantity, units in UNITS.items():
+        if unit in units:
+            return quantity, number * units[unit]
+    return None
+
+
+def value_order(labels: Sequence[str]) -> list[str]:
+    """An axis's labels from the smallest value to the largest when they are all numbers, or all
+    quantities of one kind (``10Mbps`` before ``100Mbps``, ``500ms`` before ``2s``; bare numbers
+    count as fractions beside percentages, as the engine reads them); otherwise as given."""
+    sizes = [magnitude(lab) for lab in labels]
+    if not all(sizes):
+        return list(labels)
+    kinds = {s[0] for s in sizes if s}
+    if kinds == {"number", "fraction"}:
+        kinds = {"fraction"}
+    if len(kinds) != 1:
+        return list(labels)
+    ranked = sorted(zip((s[1] for s in sizes if s), range(len(labels))))  # ties keep their order
+    return [labels[i] for _, i in ranked]

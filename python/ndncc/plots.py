@@ -1,122 +1,292 @@
-"""Figures of a run, drawn with matplotlib's Agg renderer into PNG files.
+"""Figures of a run, drawn with matplotlib's Agg renderer, as PNG, PDF or SVG.
 
 No pyplot: figures are made directly, so importing ndncc never changes the caller's matplotlib
-backend. PNGs are written without a "Software" entry, so the same data gives the same bytes.
+backend. Files carry no date or software version, and SVG ids come from a fixed salt, so the
+same data gives the same bytes in every format.
+
+What the figures promise (docs/metrics.md): quantities that cannot be negative (throughput,
+windows, rates, queue lengths, delays) are drawn from zero; throughput is in kbit/s, the unit
+of the summary's ``throughput_kbps``, in bins wide enough not to alias against the flows (see
+:func:`ndncc.metrics.default_bin_s`), and the bin width is written on the figure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-import numpy as np
 import polars as pl
 
-from . import output
+from . import metrics, output
+from .errors import BadInput
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 #: Legends beyond this many lines would hide the plot; the lines are still drawn.
 MAX_LEGEND = 12
-#: Throughput bins per run when the caller gives no width.
-THROUGHPUT_BINS = 100
+
+#: The file formats figures can be written in.
+FORMATS = ("png", "pdf", "svg")
+#: What each format would otherwise stamp into the file (dates, software versions): left out.
+_METADATA: dict[str, dict[str, Any]] = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    "svg": {"Creator": None, "Date": None},
+}
 
 
 @dataclass(frozen=True)
 class FigureSpec:
+    """One figure of a run's report: its file (as PNG; other formats change the suffix), title,
+    axis labels, the long table it plots (``t``, ``entity``, ``metric``, ``value``) and, for
+    figures that are not one line per entity over time, how it is drawn."""
+
     file: str
     title: str
     ylabel: str
     data: Callable[[output.RunFolder], pl.DataFrame]
+    draw: Optional[Callable[[output.RunFolder], Optional["Figure"]]] = None
+
+    @property
+    def stem(self) -> str:
+        return Path(self.file).stem
+
+    def figure(self, run: output.RunFolder) -> Optional["Figure"]:
+        """The figure of ``run``; ``None`` if the run has no data for it."""
+        if self.draw is not None:
+            return self.draw(run)
+        frame = self.data(run)
+        return None if frame.is_empty() else line_figure(frame, self.title, self.ylabel)
 
 
-def throughput(series: pl.DataFrame, bin_s: Optional[float] = None) -> pl.DataFrame:
-    """Data packets received per second per consumer, in bins of ``bin_s`` seconds.
-
-    Taken from the cumulative ``data_received`` counter: a bin's throughput is the counter's rise
-    across the bin over its width. ``t`` is the end of the bin. By default the run is cut into
-    about 100 bins, never narrower than the recording interval.
-    """
-    data = series.filter(pl.col("metric") == "data_received")
-    columns = {"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
-    if data.is_empty():
-        return pl.DataFrame(schema=columns)
-    t_end = float(data["t"].max())
-    if bin_s is None:
-        step = data.group_by("entity").agg(pl.col("t").sort().diff().median())["t"].max()
-        bin_s = max(t_end / THROUGHPUT_BINS, float(step or 0.0)) or 1.0
-    edges = np.arange(0.0, t_end + bin_s * 0.5, bin_s)
-    parts = []
-    for entity in sorted(data["entity"].unique()):
-        rows = data.filter(pl.col("entity") == entity).sort("t")
-        t, count = rows["t"].to_numpy(), rows["value"].to_numpy()
-        # Counter value at each edge: the last sample at or before it (0 before the first).
-        at = np.searchsorted(t, edges + 1e-9, side="right") - 1
-        level = np.where(at >= 0, count[np.clip(at, 0, None)], 0.0)
-        parts.append(
-            pl.DataFrame(
-                {"t": edges[1:], "entity": entity, "metric": "throughput", "value": np.diff(level) / bin_s},
-                schema=columns,
-            )
-        )
-    return pl.concat(parts)
+def file_name(spec: FigureSpec, format: str = "png") -> str:
+    """The file name of ``spec`` in ``format``."""
+    return f"{spec.stem}.{check_format(format)}"
 
 
-def _queue(run: output.RunFolder) -> pl.DataFrame:
-    """Queue length of the faces that ever held a packet (all faces if none did)."""
-    q = run.faces.filter(pl.col("metric") == "queue_packets")
-    busy = q.group_by("entity").agg(pl.col("value").max()).filter(pl.col("value") > 0)["entity"]
-    return q.filter(pl.col("entity").is_in(busy.to_list())) if len(busy) else q
+def check_format(format: str) -> str:
+    if format not in FORMATS:
+        raise BadInput(f"format: expected one of {', '.join(FORMATS)}, not {format!r}")
+    return format
 
 
 def _metric(name: str, scale: float = 1.0) -> Callable[[output.RunFolder], pl.DataFrame]:
     return lambda run: run.series.filter(pl.col("metric") == name).with_columns(pl.col("value") * scale)
 
 
+# --- throughput --------------------------------------------------------------------------------
+
+
+def _throughput(run: output.RunFolder) -> pl.DataFrame:
+    """Throughput per flow in kbit/s; Data per second when the summary lacks the payload sizes
+    (the metric column says which)."""
+    frame = metrics.throughput(run.series, run.summary)
+    return frame if not frame.is_empty() else metrics.data_rate(run.series)
+
+
+def _draw_throughput(run: output.RunFolder) -> Optional["Figure"]:
+    frame = _throughput(run)
+    if frame.is_empty():
+        return None
+    width = metrics.bin_width(frame)
+    return line_figure(frame, "Throughput per flow", "throughput [kbit/s]", note=f"in {width:g} s bins")
+
+
+# --- queues ------------------------------------------------------------------------------------
+
+
+def _peer(face: str) -> Optional[str]:
+    a, sep, b = face.partition("->")
+    return f"{b}->{a}" if sep else None
+
+
+def _summary_values(run: output.RunFolder, metric: str) -> dict[str, float]:
+    s = metrics.summary_frame(run.summary).filter(pl.col("metric") == metric)
+    return {e: v for e, v in zip(s["entity"].to_list(), s["value"].to_list()) if v is not None}
+
+
+def _queue(run: output.RunFolder) -> pl.DataFrame:
+    """Queue length of both directions of every link whose queue ever held a packet (in the
+    samples or in the summary's ``max_queue_packets``); every face recorded if none did."""
+    q = run.faces.filter(pl.col("metric") == "queue_packets")
+    sampled = set(q["entity"].unique().to_list())
+    busy = set(
+        q.group_by("entity").agg(pl.col("value").max()).filter(pl.col("value") > 0)["entity"].to_list()
+    )
+    busy |= {f for f, v in _summary_values(run, "max_queue_packets").items() if v > 0 and f in sampled}
+    shown = busy | {p for p in map(_peer, busy) if p in sampled}
+    return q.filter(pl.col("entity").is_in(sorted(shown))) if shown else q
+
+
+def face_direction(run: output.RunFolder, face: str) -> str:
+    """Which packets the face sent most of, from the summary: "Interest" if more Interests than
+    Data, else "Data" (IP and multicast faces included)."""
+    data = _summary_values(run, "data_sent").get(face, 0.0)
+    interests = _summary_values(run, "interests_sent").get(face, 0.0)
+    return "Interest" if interests > data else "Data"
+
+
+def _draw_queue(run: output.RunFolder) -> Optional["Figure"]:
+    """One panel for the faces sending mostly Data, one for those sending mostly Interests."""
+    frame = _queue(run)
+    if frame.is_empty():
+        return None
+    from matplotlib.figure import Figure
+
+    faces = sorted(frame["entity"].unique().to_list())
+    panels = [
+        (words, [f for f in faces if face_direction(run, f) == direction])
+        for direction, words in (("Data", "Data"), ("Interest", "Interests"))
+    ]
+    panels = [(d, fs) for d, fs in panels if fs]
+    # The summary's exact maximum: samples can miss a short burst.
+    peaks = _summary_values(run, "max_queue_packets")
+    labels = {f: f"{f} (max {peaks[f]:g})" for f in faces if f in peaks}
+    fig = Figure(figsize=(8, 2.6 + 2.2 * len(panels)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (direction, fs) in zip(axes, panels):
+        _lines(ax, frame.filter(pl.col("entity").is_in(fs)), legend_title="face", labels=labels)
+        ax.set_title(f"Faces sending mostly {direction}", fontsize="medium")
+        ax.set_ylabel("queue [packets]")
+    axes[-1].set_xlabel("time [s]")
+    step = metrics.sample_step(frame)
+    fig.suptitle(f"Queue length per face, sampled every {step:g} s" if step else "Queue length per face")
+    return fig
+
+
+# --- RTT ---------------------------------------------------------------------------------------
+
+
+def _rtt_cdf(run: output.RunFolder) -> pl.DataFrame:
+    """The RTT CDF as a long table: ``t`` holds the RTT [ms], ``value`` the fraction ≤ it."""
+    c = metrics.rtt_cdf(run.series)
+    return c.select(t=pl.col("value"), entity=pl.col("entity"), metric=pl.lit("rtt_cdf"), value=pl.col("p"))
+
+
+def _draw_rtt_cdf(run: output.RunFolder) -> Optional["Figure"]:
+    c = metrics.rtt_cdf(run.series)
+    if c.is_empty():
+        return None
+    return cdf_figure(c, "RTT distribution per consumer", "RTT [ms]")
+
+
 FIGURES = (
     FigureSpec("window.png", "Window per consumer", "window [Interests]", _metric("window")),
     FigureSpec("rate.png", "Sending rate per consumer", "rate [Interests/s]", _metric("rate")),
     FigureSpec("rtt.png", "RTT per consumer", "RTT [ms]", _metric("rtt", 1000.0)),
-    FigureSpec("queue.png", "Queue length per face", "queue [packets]", _queue),
     FigureSpec(
-        "throughput.png", "Throughput per consumer", "Data packets/s", lambda run: throughput(run.series)
+        "rtt_cdf.png", "RTT distribution per consumer", "fraction of RTT samples", _rtt_cdf, _draw_rtt_cdf
     ),
+    FigureSpec("queue.png", "Queue length per face", "queue [packets]", _queue, _draw_queue),
+    FigureSpec("throughput.png", "Throughput per flow", "throughput [kbit/s]", _throughput, _draw_throughput),
 )
 
 
-def line_figure(frame: pl.DataFrame, title: str, ylabel: str) -> "Figure":
-    """One line per entity of a long table, time on the x axis."""
+# --- drawing -----------------------------------------------------------------------------------
+
+
+def _lines(
+    ax: Any, frame: pl.DataFrame, legend_title: Optional[str] = None, labels: Optional[dict[str, str]] = None
+) -> None:
+    """One line per entity, time on the x axis; the y axis from zero for non-negative data.
+    Lines are not clipped at the axes, so a line along zero stays visible on the axis."""
+    entities = sorted(frame["entity"].unique().to_list())
+    for entity in entities:
+        rows = frame.filter(pl.col("entity") == entity).sort("t")
+        label = (labels or {}).get(entity, entity)
+        ax.plot(
+            rows["t"].to_numpy(),
+            rows["value"].to_numpy(),
+            label=label,
+            linewidth=1.0,
+            clip_on=False,
+            zorder=3,
+        )
+    values = frame["value"].drop_nulls()
+    if len(values) and float(values.min()) >= 0:
+        top = float(values.max())
+        ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
+    ax.grid(True, alpha=0.3)
+    if 0 < len(entities) <= MAX_LEGEND:
+        ax.legend(loc="best", fontsize="small", title=legend_title, title_fontsize="small")
+
+
+#: Labels of tables whose unit differs from the figure's usual one (the metric column says so).
+_FALLBACK_LABELS = {"data_packets_per_s": "Data packets/s (payload size unknown)"}
+
+
+def line_figure(frame: pl.DataFrame, title: str, ylabel: str, note: Optional[str] = None) -> "Figure":
+    """One line per entity of a long table, time on the x axis; ``note`` goes under the title."""
+    from matplotlib.figure import Figure
+
+    units = frame["metric"].unique().to_list() if "metric" in frame.columns else []
+    if len(units) == 1 and units[0] in _FALLBACK_LABELS:
+        ylabel = _FALLBACK_LABELS[units[0]]
+
+    fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    _lines(ax, frame)
+    ax.set_title(title if note is None else f"{title}\n{note}", fontsize="medium" if note else None)
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(ylabel)
+    return fig
+
+
+def cdf_figure(frame: pl.DataFrame, title: str, xlabel: str) -> "Figure":
+    """Step lines of the CDFs of :func:`ndncc.metrics.cdf` (``entity``, ``value``, ``p``)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
     ax = fig.add_subplot()
-    entities = sorted(frame["entity"].unique())
+    entities = sorted(frame["entity"].unique().to_list())
     for entity in entities:
-        rows = frame.filter(pl.col("entity") == entity).sort("t")
-        ax.plot(rows["t"].to_numpy(), rows["value"].to_numpy(), label=entity, linewidth=1.0)
+        rows = frame.filter(pl.col("entity") == entity).sort("value")
+        xs, ps = rows["value"].to_list(), rows["p"].to_list()
+        # From p = 0 at the smallest value up each step.
+        ax.step([xs[0], *xs], [0.0, *ps], where="post", label=entity, linewidth=1.0)
+    ax.set_ylim(0, 1.02)
+    if len(frame) and float(frame["value"].min()) >= 0:
+        ax.set_xlim(left=0)
     ax.set_title(title)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction of samples ≤ x")
     ax.grid(True, alpha=0.3)
     if 0 < len(entities) <= MAX_LEGEND:
-        ax.legend(loc="best", fontsize="small")
+        ax.legend(loc="lower right", fontsize="small")
     return fig
 
 
-def write_png(path: Path, fig: Figure) -> None:
-    with output.atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", metadata={"Software": None})
+def write_figure(path: Path, fig: "Figure") -> None:
+    """Write ``fig`` to ``path`` in the format its suffix names (``.png``, ``.pdf``, ``.svg``),
+    atomically and without dates or version stamps."""
+    import matplotlib
+
+    path = Path(path)
+    fmt = check_format(path.suffix.lstrip(".").lower())
+    with output.atomic_path(path) as tmp, matplotlib.rc_context({"svg.hashsalt": "ndncc"}):
+        fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt])
 
 
-def write_figures(run: output.RunFolder) -> list[tuple[str, str]]:
-    """Draw every figure that has data; return ``(file name, title)`` of those written."""
+def write_png(path: Path, fig: "Figure") -> None:
+    write_figure(Path(path).with_suffix(".png"), fig)
+
+
+def write_figures(run: output.RunFolder, format: str = "png") -> list[tuple[str, str]]:
+    """Draw every figure that has data in ``format``; return ``(file name, title)`` of those
+    written."""
+    check_format(format)
     written = []
     for spec in FIGURES:
-        frame = spec.data(run)
-        if frame.is_empty():
+        fig = spec.figure(run)
+        if fig is None:
             continue
-        write_png(run.path / spec.file, line_figure(frame, spec.title, spec.ylabel))
-        written.append((spec.file, spec.title))
+        name = file_name(spec, format)
+        write_figure(run.path / name, fig)
+        written.append((name, spec.title))
     return written
+
+
+#: Every file name :func:`write_figures` may write, in every format.
+FIGURE_FILES = frozenset(file_name(spec, fmt) for spec in FIGURES for fmt in FORMATS)

@@ -56,6 +56,12 @@ def _tables(rows: Sequence[Row]) -> list[str]:
     return parts
 
 
+def figure_link(file: str, caption: str) -> str:
+    """Markdown showing a figure: an image for PNG and SVG, a link for PDF (which Markdown
+    viewers do not show inline)."""
+    return f"[{caption} (PDF)]({file})" if file.lower().endswith(".pdf") else f"![{caption}]({file})"
+
+
 def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str:
     m = run.manifest
     title = m["name"] if m.get("variant") in (None, m["name"]) else f"{m['name']} — {m['variant']}"
@@ -72,7 +78,7 @@ def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str
     if figures:
         parts += ["## Figures", ""]
         for file, caption in figures:
-            parts += [f"### {caption}", "", f"![{caption}]({file})", ""]
+            parts += [f"### {caption}", "", figure_link(file, caption), ""]
     else:
         parts += ["Figures were not drawn: `ndncc plot <this folder>` draws them.", ""]
     parts += [
@@ -87,10 +93,10 @@ def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str
     return "\n".join(parts)
 
 
-def render_run(run: output.RunFolder, figures: bool = True) -> list[tuple[str, str]]:
-    """Draw a run's figures (unless ``figures`` is false) and write its ``report.md``; return
-    the figures written."""
-    drawn = plots.write_figures(run) if figures else []
+def render_run(run: output.RunFolder, figures: bool = True, format: str = "png") -> list[tuple[str, str]]:
+    """Draw a run's figures in ``format`` (png, pdf or svg; none if ``figures`` is false) and
+    write its ``report.md``; return the figures written."""
+    drawn = plots.write_figures(run, format) if figures else []
     output.write_text(run.path / output.REPORT, run_report(run, drawn))
     return drawn
 
@@ -149,9 +155,9 @@ def experiment_report(
         ]
     else:
         parts += _tables(rows)
-    pictures = sorted(p.name for p in out_dir.glob("*.png"))
+    pictures = sorted(p.name for fmt in plots.FORMATS for p in out_dir.glob(f"*.{fmt}"))
     if pictures:
-        parts += ["## Figures", ""] + [f"![{p}]({p})" for p in pictures] + [""]
+        parts += ["## Figures", ""] + [figure_link(p, p) for p in pictures] + [""]
     if runs:
         parts += ["## Runs", ""] + [f"- [{r}]({r}/{output.REPORT})" for r in runs] + [""]
     return "\n".join(parts)

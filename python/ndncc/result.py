@@ -1,21 +1,29 @@
-"""`Result`: what a run produced, as polars DataFrames, and how to save it."""
+"""`Result`: what a run produced, as polars DataFrames, and how to save it; `SavedRun`: the same
+read back from a run folder (:func:`open_run`)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 import polars as pl
 
-from . import _core, output, plots
+from . import _core, display, output, plots
+from .errors import BadInput
 from .report import render_run
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from .scenario import Scenario
 
 Selector = Union[str, Iterable[str], None]
+
+#: The packet trace's file name in a run folder.
+TRACE = "trace.pcapng"
 
 SUMMARY_SCHEMA = {
     "entity": pl.String,
@@ -60,16 +68,16 @@ def select(frame: pl.DataFrame, metric: Selector = None, entity: Selector = None
     return frame
 
 
-class Result:
-    """The output of :meth:`Scenario.run`."""
+class RunTables:
+    """What a run offers, whether it just ran (:class:`Result`) or is read back from its folder
+    (:class:`SavedRun`): its summary, its time series, figures, and a short display."""
 
-    def __init__(self, raw: _core.RunDict, scenario: "Scenario"):
-        self.scenario = scenario
-        self.seed: int = raw["seed"]
-        self.stats = RunStats(**raw["stats"])
-        self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
-        self._series = long_frame(raw["series"])
-        self._faces = long_frame(raw["faces"])
+    name: str
+    seed: int
+    stats: RunStats
+    summary: pl.DataFrame
+    _series: pl.DataFrame
+    _faces: pl.DataFrame
 
     def series(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
         """Per-app time series in long format: ``t`` [s], ``entity``, ``metric``, ``value``."""
@@ -78,6 +86,67 @@ class Result:
     def faces(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
         """Per-face time series (queue length, bytes, drops, marks) in the same long format."""
         return select(self._faces, metric, entity)
+
+    def plot(self, what: str = "throughput", entity: Selector = None) -> "Figure":
+        """A matplotlib ``Figure``: one of the figures of the run's report, by the name of its
+        file (``throughput``, ``window``, ``rate``, ``rtt``, ``queue``, …), or any metric of
+        :meth:`series` (else of :meth:`faces`) over time, one line per entity. ``entity`` keeps
+        only the apps or faces named."""
+        figures = {Path(spec.file).stem: spec for spec in plots.FIGURES}
+        if what in figures:
+            series, faces = select(self._series, entity=entity), select(self._faces, entity=entity)
+            fig = figures[what].figure(output.RunFolder(Path("."), {}, self._summary_rows(), series, faces))
+        else:
+            # A metric both tables record (marks) is the apps'; faces() has the faces'.
+            frame = self.series(what)
+            frame = frame if not frame.is_empty() else self.faces(what)
+            if frame.is_empty():
+                metrics = sorted(set(self._series["metric"]) | set(self._faces["metric"]))
+                raise BadInput(
+                    f"plot {what!r}: expected a figure ({', '.join(figures)}) or a metric of this run "
+                    f"({', '.join(metrics) or 'none recorded'})"
+                )
+            frame = select(frame, entity=entity)
+            fig = None if frame.is_empty() else plots.line_figure(frame, what, what)
+        if fig is None:
+            named = entity if isinstance(entity, str) else ", ".join(entity or [])
+            raise BadInput(f"plot {what!r}: no data for {named or 'this run'}")
+        return fig
+
+    def _summary_rows(self) -> list[dict]:
+        """The summary as ``summary.json`` rows (some figures read it beside the series)."""
+        return output.summary_rows(self.summary, self.name)
+
+    def _headline(self) -> str:
+        s = self.stats
+        return (
+            f"{self.name}, seed {self.seed}: {s.sim_seconds:g} s simulated in {s.wall_seconds:.3g} s, "
+            f"{s.events:,} events, {s.packet_hops:,} packet hops"
+        )
+
+    def _repr_html_(self) -> str:
+        title = f"{type(self).__name__} {self._headline()}"
+        return display.html_table(output.order_summary(self.summary), title)
+
+
+class Result(RunTables):
+    """The output of :meth:`Scenario.run`."""
+
+    def __init__(self, raw: _core.RunDict, scenario: "Scenario", trace: Optional[Path] = None):
+        self.scenario = scenario
+        #: The packet trace this run wrote (pcapng), if any; ``save`` copies it into the folder.
+        self.trace: Optional[Path] = trace
+        #: Packets and drops the trace recorded, by face name.
+        self.trace_counts: dict[str, tuple[int, int]] = dict(raw.get("trace") or {})
+        self.seed: int = raw["seed"]
+        self.stats = RunStats(**raw["stats"])
+        self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
+        self._series = long_frame(raw["series"])
+        self._faces = long_frame(raw["faces"])
+
+    @property
+    def name(self) -> str:
+        return self.scenario.name
 
     def manifest(self, variant: Optional[str] = None) -> dict:
         """What ``manifest.json`` records: version, resolved scenario, seed, and run statistics."""
@@ -116,6 +185,8 @@ class Result:
             output.write_parquet(out / output.FACES, self._faces)
             output.write_summary(out / output.SUMMARY, rows)
             output.write_json(out / output.MANIFEST, manifest)
+            if self.trace is not None and self.trace.exists():
+                shutil.copyfile(self.trace, out / TRACE)
             render_run(output.RunFolder(out, manifest, rows, self._series, self._faces), figures=figures)
         return rows
 
@@ -128,8 +199,7 @@ class Result:
 
 #: Every file :meth:`Result.save` and ``ndncc plot`` may put in a run folder.
 RUN_FILES = frozenset(
-    {output.MANIFEST, output.SUMMARY, output.SERIES, output.FACES, output.REPORT}
-    | {spec.file for spec in plots.FIGURES}
+    {output.MANIFEST, output.SUMMARY, output.SERIES, output.FACES, output.REPORT, TRACE} | plots.FIGURE_FILES
 )
 
 
@@ -146,32 +216,29 @@ def is_run_folder(folder: Path) -> bool:
     return isinstance(manifest, dict) and "ndncc_version" in manifest
 
 
-class SavedRun:
+class SavedRun(RunTables):
     """A run read back from its output folder (see :func:`open_run`): the same ``summary``,
-    :meth:`series` and :meth:`faces` as a :class:`Result`, and the ``manifest``."""
+    :meth:`series`, :meth:`faces` and :meth:`plot` as a :class:`Result`, and the ``manifest``."""
 
     def __init__(self, path: Union[str, Path]):
         run = output.read_run(Path(path))
         self.path = run.path
         self.manifest: dict = run.manifest
-        self.seed: int = run.manifest.get("seed", 0)
-        stats = {k: run.manifest.get(k, 0) for k in ("sim_seconds", "wall_seconds", "events", "packet_hops")}
+        self.name: str = run.manifest["name"]
+        self.seed: int = run.manifest["seed"]
+        stats = {k: run.manifest[k] for k in ("sim_seconds", "wall_seconds", "events", "packet_hops")}
         self.stats = RunStats(**stats)
         rows = [
             {"entity": r["flow"], "kind": None, "metric": r["metric"], "value": r["value"], "unit": r["unit"]}
             for r in run.summary
         ]
         self.summary: pl.DataFrame = pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+        self._rows = run.summary
         self._series = run.series
         self._faces = run.faces
 
-    def series(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
-        """Per-app time series in long format: ``t`` [s], ``entity``, ``metric``, ``value``."""
-        return select(self._series, metric, entity)
-
-    def faces(self, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
-        """Per-face time series in the same long format."""
-        return select(self._faces, metric, entity)
+    def _summary_rows(self) -> list[dict]:
+        return self._rows
 
     def __repr__(self) -> str:
         return f"SavedRun({str(self.path)!r}, seed={self.seed}, packet_hops={self.stats.packet_hops})"

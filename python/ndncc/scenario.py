@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from . import _core
@@ -66,12 +68,39 @@ class Scenario:
         merged = [*self._overrides, *overrides]
         return Scenario(self._reload(merged), self._reload, merged)
 
-    def run(self, seed: Optional[int] = None, progress: Optional[ProgressCallback] = None) -> Result:
-        """Run the simulation. ``progress(sim_seconds_done)`` may return ``False`` to stop it."""
+    @property
+    def pcap(self) -> bool:
+        """The scenario asks for a packet trace (``[record] pcap``)."""
+        return self._core.pcap
+
+    def run(
+        self,
+        seed: Optional[int] = None,
+        progress: Optional[ProgressCallback] = None,
+        pcap: Union[None, bool, str, os.PathLike] = None,
+    ) -> Result:
+        """Run the simulation. ``progress(sim_seconds_done)`` may return ``False`` to stop it.
+
+        ``pcap`` writes a packet trace (docs/traces.md): a path writes it there; ``True``, or
+        ``None`` when the scenario has ``[record] pcap``, writes it to a temporary file that
+        :meth:`Result.save` copies into the run's folder as ``trace.pcapng``. The faces are the
+        scenario's ``[record] pcap`` choice, or every link face. ``False`` writes none."""
         if seed is not None:
             check_seed(seed)
-        raw = self._core.run(seed=seed, progress=progress)
-        return Result(raw, self)
+        if pcap is None:
+            pcap = self.pcap
+        if pcap is True:
+            fd, name = tempfile.mkstemp(prefix=f"ndncc-{self.name}-", suffix=".pcapng")
+            os.close(fd)
+            trace: Optional[Path] = Path(name)
+        elif pcap is False:
+            trace = None
+        elif isinstance(pcap, (str, os.PathLike)):
+            trace = Path(pcap)
+        else:
+            raise BadInput(f"pcap: expected a path or true/false, got {pcap!r}")
+        raw = self._core.run(seed=seed, progress=progress, pcap=None if trace is None else os.fspath(trace))
+        return Result(raw, self, trace=trace)
 
     def __repr__(self) -> str:
         return f"Scenario(name={self.name!r}, duration={self.duration}, seed={self.seed})"

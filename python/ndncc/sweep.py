@@ -3,12 +3,15 @@
 >>> import ndncc
 >>> res = ndncc.sweep("scenarios/e3.toml", grid={"links.R1-R2.loss.p": ["0%", "1%", "2%"]}, seeds=5)
 >>> res.table          # mean and 95% CI per grid point, entity and metric
+>>> res.plot("throughput_kbps")
 
 Every run is planned (and its scenario validated) before any starts, so bad input stops the
 sweep at once. A run is keyed by the hash of its resolved scenario and seed; a run whose key is
 already on disk (see :mod:`ndncc.sweepstore`) is skipped, so re-running a killed sweep finishes
 it. Workers get the resolved scenario as TOML text, so they need no access to the scenario file;
 they return the run's files as bytes and the driver writes them.
+
+:func:`open_sweep` reads a sweep folder back with the same tables.
 """
 
 from __future__ import annotations
@@ -17,20 +20,26 @@ import hashlib
 import itertools
 import json
 import math
+import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import polars as pl
 
-from . import _core, executors, output, stats, sweepfile
-from .errors import BadInput, RunTimeout, describe
-from .grid import Axis, Point, check, expand, make_axis, merge, split_keys
-from .result import SUMMARY_SCHEMA, Result
+from . import _core, display, executors, output, randomness, stats, sweepfile, sweepstore
+from .errors import BAD_INPUT, BadInput, MissingFile, RunTimeout, describe
+from .grid import Axis, Point, check, expand, make_axis, merge, split_keys, value_order
+from .result import SUMMARY_SCHEMA, Result, Selector, select
 from .scenario import Scenario, load, load_str
 from .sweepstore import PART, Store
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Seeds when neither the caller nor the sweep file says.
 DEFAULT_SEEDS = 10
@@ -59,7 +68,7 @@ class RunTask:
     seed: int
     point: tuple[tuple[str, str], ...]
     overrides: tuple[str, ...]
-    toml: str
+    toml: str = field(repr=False)
     source: str
     keep_series: bool = False
     timeout: Optional[float] = None
@@ -163,11 +172,20 @@ class Plan:
             "source": self.source,
             "overrides": self.overrides,
             "seeds": self.seeds,
-            "axes": [{"name": a.name, "keys": list(a.keys), "labels": list(a.labels)} for a in self.axes],
+            "axes": self.describe_axes(),
             "metrics": self.metrics,
             "plot": {"x": self.x, "guides": self.guides},
             "runs": [{"key": t.key, "seed": t.seed, "point": dict(t.point)} for t in self.tasks],
         }
+
+    def __repr__(self) -> str:  # the tasks hold every run's scenario: far too long to show
+        return (
+            f"Plan({self.name!r}, {len(self.tasks)} runs: {len(self.points)} grid points × "
+            f"{len(self.seeds)} seeds, axes: {axes_text(self.describe_axes())})"
+        )
+
+    def describe_axes(self) -> list[dict]:
+        return [{"name": a.name, "keys": list(a.keys), "labels": list(a.labels)} for a in self.axes]
 
 
 def _loader(scenario: Union[str, Path, Scenario]) -> tuple[Callable[[list[str]], Scenario], str]:
@@ -207,6 +225,7 @@ def make_plan(
             toml = sc.to_toml()
             ov = (*overrides, *p.overrides)
             tasks.append(RunTask(key, seed, p.labels, ov, toml, source, keep_series, timeout))
+    randomness.warn_if_seeds_change_nothing(base.name, tasks)
     return Plan(base.name, source, list(axes), list(seeds), list(overrides), points, tasks)
 
 
@@ -245,23 +264,142 @@ class Status:
         return self.total - self.skipped
 
 
-@dataclass
-class SweepResult:
+class SweepFailed(_core.NdnccError):
+    """Every run of a sweep failed (none is finished, from this call or an earlier one), so it
+    has no result to show. ``result`` is the :class:`SweepResult` all the same: its ``failures``
+    say why each run failed (as do the records in ``out/failed/``)."""
+
+    def __init__(self, message: str, result: "SweepResult"):
+        super().__init__(message)
+        self.result = result
+
+
+def axes_text(axes: Sequence[dict]) -> str:
+    """``loss (3 values), window (2 values)``: a sweep's axes in a few words."""
+    if not axes:
+        return "no grid"
+    return ", ".join(f"{a['name']} ({_count(len(a['labels']), 'value')})" for a in axes)
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 seed``, ``2 seeds``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+class SweepTables:
+    """What the results of a sweep offer, whether it just ran (:class:`SweepResult`) or is read
+    back from its folder (:class:`SavedSweep`): its tables, a summary, figures, and displays
+    short enough for a notebook."""
+
     out: Path
-    plan: Plan
     status: Status
-    #: ``(key, seed, point, error)`` of the runs that failed in this sweep.
+    #: One record per failed run: key, seed, point, error type and message, overrides.
     failures: list[dict]
     #: Summary rows of every finished run: axis columns, seed, key, entity, kind, metric, value, unit.
     runs: pl.DataFrame
     #: Per grid point, entity and metric: n, mean, std and ci95 (the 95% CI half-width).
     table: pl.DataFrame
+
+    @property
+    def described(self) -> dict:
+        """The sweep as ``sweep.json`` records it: name, source, overrides, seeds, axes, runs."""
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return self.described["name"]
+
+    @property
+    def axes(self) -> list[str]:
+        """The names of the grid's axes: the columns that hold each run's grid values."""
+        return [a["name"] for a in self.described["axes"]]
+
+    def summary(self, metrics: Optional[Sequence[str]] = None) -> pl.DataFrame:
+        """The rows of :attr:`table` for ``metrics`` (default: the sweep's, else every consumer metric)."""
+        return select_metrics(self.table, metrics or self.described.get("metrics"))
+
+    def plot(self, metric: str, x: Optional[str] = None, entity: Selector = None) -> "Figure":
+        """A matplotlib ``Figure`` of ``metric`` against the grid axis ``x`` (default: the sweep
+        file's ``[plot] x``, else the first numeric axis): the mean over seeds with its 95%
+        confidence band, one line per entity and setting of the other axes."""
+        from . import sweepplot  # it reads sweeps with this module
+
+        described = self.described
+        settings = described.get("plot") or {}
+        if x is not None and x not in self.axes:
+            raise BadInput(f"x {x!r}: not an axis of this sweep (its axes: {', '.join(self.axes) or 'none'})")
+        chosen = sweepplot.choose_x(described["axes"], x or settings.get("x"))
+        rows = select(self.table.filter(pl.col("n") > 0), metric, entity)
+        if rows.is_empty():
+            known = ", ".join(self.table["metric"].unique(maintain_order=True).to_list()) or "none"
+            raise BadInput(f"metric {metric!r}: no finished run has it (metrics: {known})")
+        others = [a for a in self.axes if chosen is None or a != chosen.name]
+        guide = (settings.get("guides") or {}).get(metric)
+        return sweepplot.metric_figure(rows, chosen, others, len(described["seeds"]), guide)
+
+    def _headline(self) -> str:
+        s = self.status
+        described = self.described
+        seeds = len(described["seeds"])
+        points = len(described["runs"]) // max(1, seeds)
+        return (
+            f"{self.name}: {_count(s.total, 'run')} ({s.done + s.skipped} finished, {s.failed} failed), "
+            f"{_count(points, 'grid point')} × {_count(seeds, 'seed')}; "
+            f"axes: {axes_text(described['axes'])}; table {self.table.height} rows -> {self.out}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._headline()}>"
+
+    def _repr_html_(self) -> str:
+        shown = display.mean_table(self.summary(), self.axes)
+        return display.html_table(shown, f"{type(self).__name__} {self._headline()}")
+
+
+@dataclass(repr=False)
+class SweepResult(SweepTables):
+    """What :func:`sweep` returns: the tables of the sweep's folder, and what this call did."""
+
+    out: Path
+    plan: Plan
+    status: Status
+    failures: list[dict]
+    runs: pl.DataFrame
+    table: pl.DataFrame
     #: Why each finished run found damaged on disk was run again.
     repaired: list[str] = field(default_factory=list)
 
-    def summary(self, metrics: Optional[Sequence[str]] = None) -> pl.DataFrame:
-        """The rows of :attr:`table` for ``metrics`` (default: the plan's, else every consumer metric)."""
-        return select_metrics(self.table, metrics or self.plan.metrics)
+    @cached_property
+    def described(self) -> dict:
+        return self.plan.describe()
+
+
+class SavedSweep(SweepTables):
+    """A sweep folder read back (see :func:`open_sweep`): the tables of its finished runs and the
+    records of its failed ones."""
+
+    def __init__(self, folder: Union[str, Path]):
+        store = Store(output.folder_path(folder, "folder"))
+        if not store.root.is_dir():
+            raise MissingFile(f"{store.root}: {'not a folder' if store.root.exists() else 'no such folder'}")
+        self.out = store.root
+        self._described = store.read_plan()
+        self.runs = read_runs(store, self._described)
+        self.table = aggregate(self.runs, self.axes)
+        finished = set(self.runs["key"].unique().to_list())
+        planned = self._described["runs"]
+        records = (store.read_failure(r["key"]) for r in planned if r["key"] not in finished)
+        self.failures = [r for r in records if r is not None]
+        self.status = Status(total=len(planned), done=len(finished), failed=len(self.failures))
+
+    @property
+    def described(self) -> dict:
+        return self._described
+
+
+def open_sweep(folder: Union[str, Path]) -> SavedSweep:
+    """Read a sweep folder (written by :func:`sweep` or ``ndncc sweep``) back, without running anything."""
+    return SavedSweep(folder)
 
 
 def select_metrics(table: pl.DataFrame, metrics: Optional[Sequence[str]]) -> pl.DataFrame:
@@ -282,6 +420,9 @@ def _axes(spec: GridSpec) -> list[Axis]:
     return list(spec)
 
 
+Progress = Union[bool, Callable[[Status], None], None]
+
+
 def sweep(
     scenario: Union[str, Path, Scenario],
     grid: GridSpec = None,
@@ -292,7 +433,7 @@ def sweep(
     metrics: Optional[Sequence[str]] = None,
     keep_series: bool = False,
     timeout: Optional[float] = None,
-    progress: Optional[Callable[[Status], None]] = None,
+    progress: Progress = True,
 ) -> SweepResult:
     """Run ``scenario`` at every grid point for every seed, skipping runs already in ``out``.
 
@@ -301,29 +442,123 @@ def sweep(
     ``grid`` maps a dotted key (or several, comma-joined or as a tuple, that change together) to
     its values. ``seeds`` is a count (seeds 1..N) or a list. ``executor``: ``None`` for a local
     process pool on every core, a number of local workers, a Dask scheduler address or client, or
-    a ``concurrent.futures.Executor``. ``timeout`` stops (and fails) a run after that many wall
-    seconds. Failed runs are recorded in ``out/failed/`` and counted in the result.
+    a ``concurrent.futures.Executor``. ``out`` defaults to ``runs/<name>-sweep``, which a sweep
+    shares only with a sweep whose runs it includes. ``timeout`` stops (and fails) a run after
+    that many wall seconds. ``progress``: ``True`` draws a progress bar (on a terminal or in a
+    notebook), ``False`` none, or a function called with the :class:`Status` after every run.
+
+    Failed runs are recorded in ``out/failed/`` and counted in the result. If every run of the
+    sweep failed, leaving nothing to aggregate, :class:`SweepFailed` is raised.
     """
+    if executors.starting_worker():
+        _leave_worker()
     timeout = check_timeout(timeout)
     executors.check_executor(executor)
+    progress = check_progress(progress)
+    if executors.is_local_pool(executor):
+        _refuse_unguarded_script()
     plan = _plan_from(scenario, _axes(grid), seeds, list(overrides), metrics, keep_series, timeout)
-    store = Store(output.folder_path(out) if out is not None else output.default_folder(plan.name, "-sweep"))
+    default_folder = out is None
+    store = Store(output.default_folder(plan.name, "-sweep") if default_folder else output.folder_path(out))
     store.check_folder()
     status = Status(total=len(plan.tasks))
     failures: list[dict] = []
+    described = plan.describe()
     with store.locked():
+        if default_folder:
+            _check_shared_folder(store, described)
         store.tidy()
-        store.write_plan(plan.describe())
+        store.write_plan(described)
         todo, repaired = _to_run(store, plan.tasks, keep_series)
         status.skipped = status.total - len(todo)
-        if todo:
-            _execute(store, todo, executor, status, failures, progress)
-        elif progress:
-            progress(status)
-        runs = read_runs(store, plan.describe())
+        with display.sweep_bar(display.progress_console() if progress is True else None) as bar:
+            report = progress if callable(progress) else bar
+            if todo:
+                _execute(store, todo, executor, status, failures, report)
+            elif report:
+                report(status)
+        runs = read_runs(store, described)
         table = aggregate(runs, [a.name for a in plan.axes])
-        store.write_aggregate(table)
-    return SweepResult(store.root, plan, status, failures, runs, table, repaired)
+        store.write_aggregate(labels_as_text(table, [a.name for a in plan.axes]))
+    result = SweepResult(store.root, plan, status, failures, runs, table, repaired)
+    if status.failed and status.failed == status.total:
+        raise SweepFailed(all_failed_message(result), result)
+    return result
+
+
+def check_progress(progress: Any) -> Progress:
+    if progress is None or isinstance(progress, bool) or callable(progress):
+        return progress
+    raise BadInput(f"progress {progress!r}: expected True (a progress bar), False, or a function of a Status")
+
+
+#: Why a script must keep its sweep under the main guard; both checks below say it.
+_GUARD = (
+    'outside `if __name__ == "__main__":`; each worker process runs the script again as it starts, '
+    "so put the sweep under that guard (or pass executor=concurrent.futures.ThreadPoolExecutor())"
+)
+
+
+def _refuse_unguarded_script() -> None:
+    where = executors.unguarded_call()
+    if where is not None:
+        raise BadInput(f"{where}: ndncc.sweep is called at the top level of the script, {_GUARD}")
+
+
+def _leave_worker() -> None:
+    """End a worker process that reached a sweep while running the driver's script as it
+    starts: a sweep there would start workers of its own, again and again. One line says why;
+    the driver sees the worker die and fails its runs."""
+    sys.stderr.write(f"error: a sweep worker reached ndncc.sweep while starting: it is called {_GUARD}\n")
+    sys.stderr.flush()
+    os._exit(BAD_INPUT)
+
+
+def all_failed_message(result: SweepResult) -> str:
+    """``all 4 runs failed: <error>`` when they failed alike, else the first failure and how many others."""
+    errors = [f"{f['type']}: {f['error']}" for f in result.failures]
+    first = result.failures[0]
+    point = ", ".join(f"{k}={v}" for k, v in first["point"].items())
+    where = f"{point + ' ' if point else ''}seed {first['seed']}"
+    records = f"(records in {result.out / 'failed'})"
+    runs = "the run" if len(errors) == 1 else f"all {len(errors)} runs"
+    if len(set(errors)) == 1:
+        return f"{runs} of sweep {result.name} failed: {errors[0]} {records}"
+    return f"{runs} of sweep {result.name} failed; the first, {where}: {errors[0]} {records}"
+
+
+def _check_shared_folder(store: Store, described: dict) -> None:
+    """Refuse the default folder when it holds a sweep with runs this one lacks: sharing it
+    would replace that sweep's plan, and its table would change under its user. A sweep that
+    includes every run of the one there (the same sweep, or one with more seeds or values)
+    takes it over."""
+    if not sweepstore.is_sweep_folder(store.root):
+        return
+    try:
+        there = store.read_plan()
+    except BadInput:  # a damaged plan describes nothing worth keeping: it is written anew
+        return
+    runs_here = {r["key"] for r in described["runs"]}
+    if all(r["key"] in runs_here for r in there["runs"]):
+        return
+    raise BadInput(
+        f"{store.root}: holds another sweep of {there['name']} ({_difference(there, described)}); "
+        "give this one a folder of its own with out= (--out DIR), or remove that one"
+    )
+
+
+def _difference(there: dict, here: dict) -> str:
+    """How the sweep in a folder differs from this one, in a few words."""
+    if there["source"] != here["source"]:
+        return f"from {there['source']}"
+    axes_there = {a["name"]: a["labels"] for a in there["axes"]}
+    axes_here = {a["name"]: a["labels"] for a in here["axes"]}
+    if axes_there != axes_here:
+        grid = "; ".join(f"{name}={','.join(labels)}" for name, labels in axes_there.items()) or "no grid"
+        return f"grid {grid}"
+    if there["overrides"] != here["overrides"]:
+        return f"overrides {', '.join(there['overrides']) or 'none'}"
+    return f"seeds {', '.join(map(str, there['seeds']))}"
 
 
 def check_timeout(timeout: Any) -> Optional[float]:
@@ -411,23 +646,30 @@ def _execute(store: Store, todo: list[RunTask], executor, status: Status, failur
 
 
 def read_runs(store: Store, described: dict) -> pl.DataFrame:
-    """The summary rows of the plan's finished runs, in plan order, with the plan's grid labels
-    (a run shared with another sweep keeps the labels of this one)."""
-    axis_names = [a["name"] for a in described["axes"]]
+    """The summary rows of the plan's finished runs, in plan order, with the plan's grid values
+    (a run shared with another sweep keeps the values of this one).
+
+    Each axis column is a ``pl.Enum`` of the axis's values as written (``10Mbps``), ordered by
+    value when they are numbers or quantities of one kind (see :func:`ndncc.grid.value_order`):
+    sorting puts ``10Mbps`` before ``100Mbps`` and ``5`` before ``10``."""
+    axis_types = {a["name"]: pl.Enum(value_order(a["labels"])) for a in described["axes"]}
     parts = []
     for run in described["runs"]:
         part = store.read_part(run["key"])
         if part is None:
             continue
-        labels = [pl.lit(run["point"][n], dtype=pl.String).alias(n) for n in axis_names]
+        labels = [pl.lit(run["point"][n], dtype=pl.String).cast(t).alias(n) for n, t in axis_types.items()]
         parts.append(part.with_columns(*labels, pl.lit(run["key"], dtype=pl.String).alias("key")))
-    columns = [*axis_names, "seed", "key", "entity", "kind", "metric", "value", "unit"]
+    columns = [*axis_types, "seed", "key", "entity", "kind", "metric", "value", "unit"]
     if not parts:
-        schema = {
-            c: (pl.Int64 if c == "seed" else pl.Float64 if c == "value" else pl.String) for c in columns
-        }
-        return pl.DataFrame(schema=schema)
+        types = {**axis_types, "seed": pl.Int64, "value": pl.Float64}
+        return pl.DataFrame(schema={c: types.get(c, pl.String) for c in columns})
     return pl.concat(parts).select(columns)
+
+
+def labels_as_text(frame: pl.DataFrame, axis_names: Sequence[str]) -> pl.DataFrame:
+    """``frame`` with its axis columns as plain strings, as ``aggregate.parquet`` stores them."""
+    return frame.with_columns(pl.col(n).cast(pl.String) for n in axis_names)
 
 
 def aggregate(runs: pl.DataFrame, axis_names: Sequence[str]) -> pl.DataFrame:

@@ -136,6 +136,17 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         output.write_json(path, record)
 
+    def read_failure(self, key: str) -> Optional[dict]:
+        """The record of a failed run (``None`` if there is none); :class:`DamagedFile` if it
+        does not read back as a JSON object."""
+        path = self.failure_path(key)
+        if not path.is_file():
+            return None
+        record = output.read_json(path)
+        if not isinstance(record, dict):
+            raise DamagedFile(f"{path}: expected a JSON object")
+        return record
+
     def write_plan(self, plan: dict) -> None:
         output.write_json(self.root / PLAN, plan)
 
@@ -232,6 +243,8 @@ def _axes_problem(axes: Any) -> Optional[str]:
         ok = isinstance(a, dict) and isinstance(a.get("name"), str)
         if not (ok and _is_strings(a.get("keys")) and _is_strings(a.get("labels"))):
             return f"axes[{i}]: expected a name, keys and labels"
+        if len(set(a["labels"])) != len(a["labels"]):
+            return f"axes[{i}]: a value is listed twice"
     return None
 
 

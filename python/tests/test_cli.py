@@ -75,6 +75,14 @@ def test_a_bad_override_exits_2(capsys, scenario_file):
     assert "simulation.duration" in err
 
 
+@pytest.mark.parametrize("command", ["validate", "run", "sweep"])
+def test_an_override_error_names_the_set_option_not_a_line_of_the_file(capsys, scenario_file, command):
+    code, _, err = ndncc(capsys, command, scenario_file, "--set", 'links.C-P.delay="9 parsecs"')
+    assert code == 2
+    assert err.startswith(f"error: {scenario_file}: --set links.C-P.delay: unknown time unit 'parsecs'"), err
+    assert err.count("\n") == 1
+
+
 def test_a_missing_file_exits_2_without_traceback(capsys, tmp_path):
     code, _, err = ndncc(capsys, "run", tmp_path / "nope.toml")
     assert code == 2
@@ -130,6 +138,77 @@ def test_bench_table_and_scenario_choice(capsys):
     assert code == 2 and "no-such-bench" in err
 
 
+def help_text(capsys, monkeypatch, *command: str) -> str:
+    """``ndncc COMMAND --help`` as a wide terminal shows it."""
+    monkeypatch.setenv("COLUMNS", "250")
+    code, out, _ = ndncc(capsys, *command, "--help")
+    assert code == 0
+    return out
+
+
+def test_sweep_help_shows_the_sweep_file_tables_in_brackets(capsys, monkeypatch):
+    out = help_text(capsys, monkeypatch, "sweep")
+    assert "Scenario file, or a sweep file (TOML with scenario, seeds, [grid], [set])." in out
+
+
+def all_commands(group, path=()):
+    for name, command in sorted(group.commands.items()):
+        if hasattr(command, "commands"):
+            yield from all_commands(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+def test_every_square_bracket_in_a_help_text_is_escaped_from_markup():
+    import typer
+
+    for path, command in all_commands(typer.main.get_command(cli.app)):
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        for text in texts:
+            unescaped = text.replace("\\[", "")
+            assert "[" not in unescaped, f"ndncc {' '.join(path)}: rich markup would eat the [ in {text!r}"
+
+
+def test_scenarios_list_names_every_shipped_file_with_its_description(capsys):
+    from ndncc import shipped
+
+    code, out, _ = ndncc(capsys, "scenarios", "list")
+    assert code == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == [f.name for f in shipped.shipped()]
+    minimal = next(line for line in lines if line.startswith("minimal "))
+    assert minimal.split(None, 2)[1:] == ["scenario", shipped.find("minimal").description]
+    assert any(line.split()[:2] == ["e3-loss", "sweep"] for line in lines)
+
+
+def test_scenarios_copy_writes_the_file_and_refuses_to_overwrite_it(capsys, tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    code, out, _ = ndncc(capsys, "scenarios", "copy", "dumbbell", tmp_path)
+    assert (code, out) == (0, f"{tmp_path / 'dumbbell.toml'}\n")
+    assert (tmp_path / "dumbbell.toml").read_text() == (root / "scenarios" / "dumbbell.toml").read_text()
+    (tmp_path / "dumbbell.toml").write_text("edited")
+    code, _, err = ndncc(capsys, "scenarios", "copy", "dumbbell", tmp_path)
+    assert (
+        code == 2 and err == f"error: {tmp_path / 'dumbbell.toml'}: already there (add --force to replace)\n"
+    )
+    assert (tmp_path / "dumbbell.toml").read_text() == "edited"
+    assert ndncc(capsys, "scenarios", "copy", "dumbbell", tmp_path, "--force")[0] == 0
+    assert (tmp_path / "dumbbell.toml").read_text() != "edited"
+
+
+def test_scenarios_copy_defaults_to_the_current_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = ndncc(capsys, "scenarios", "copy", "e3-loss")
+    assert (code, out) == (0, "e3-loss.toml\ne3.toml\n")
+    assert ndncc(capsys, "validate", "e3.toml")[0] == 0
+
+
+def test_scenarios_copy_of_an_unknown_name_exits_2(capsys, tmp_path):
+    code, _, err = ndncc(capsys, "scenarios", "copy", "no-such", tmp_path)
+    assert code == 2 and err.startswith("error: no shipped scenario or sweep file 'no-such'")
+    assert not list(tmp_path.iterdir())
+
+
 NDNSIM_TOPO = """# two routers
 router
 A
@@ -162,6 +241,38 @@ def test_topo_convert_recognises_mini_ndn_by_extension_or_content(capsys, tmp_pa
     assert code == 0
     assert "(minindn)" in err
     assert "[links.a-b]" in (tmp_path / "lab.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    "rate, canonical",
+    [
+        ("10Mb/s", "10Mbps"),
+        ("1Gb/s", "1Gbps"),
+        ("500kb/s", "500kbps"),
+        ("20Kbps", "20kbps"),
+        ("1MB/s", "8Mbps"),
+    ],
+)
+def test_topo_convert_reads_ns3_data_rates(capsys, tmp_path, rate, canonical):
+    import ndncc as api
+
+    src = tmp_path / "topo.txt"
+    src.write_text(NDNSIM_TOPO.replace("10Mbps", rate))
+    assert ndncc(capsys, "topo", "convert", src, "--out", tmp_path / "topo.toml")[0] == 0
+    assert api.load(tmp_path / "topo.toml").to_dict()["links"]["A-B"]["bandwidth"] == canonical
+
+
+def test_topo_convert_writes_only_what_differs_from_the_defaults(capsys, tmp_path):
+    src = tmp_path / "topo.txt"
+    src.write_text(NDNSIM_TOPO.replace("10ms 100", "10ms 50"))
+    code, out, _ = ndncc(capsys, "topo", "convert", src)
+    assert code == 0
+    comment, toml = out.split("\n\n", 1)
+    assert comment.startswith("# Converted from topo.txt (ndnSIM topology) by `ndncc topo convert`")
+    assert toml == (
+        '[simulation]\nduration = "10s"\n\n[nodes]\nA = {}\nB = {}\n\n'
+        '[links.A-B]\nbandwidth = "10Mbps"\ndelay = "10ms"\nqueue = { type = "droptail", packets = 50 }\n'
+    )
 
 
 def test_a_converted_topology_loads_as_a_scenario(capsys, tmp_path):

@@ -32,7 +32,8 @@ ALL = list(commands(typer.main.get_command(cli.app)))
 
 
 def test_the_cli_has_the_commands_the_issue_asks_for():
-    expected = {"run", "validate", "plot", "bench", "topo convert", "reproduce", "sweep"}
+    expected = {"run", "validate", "plot", "bench", "topo convert", "reproduce", "sweep", "scenarios list"}
+    expected.add("scenarios copy")
     assert {path for path, _ in ALL} == expected
 
 
@@ -48,5 +49,6 @@ def test_every_command_and_option_is_documented(path, command):
 @pytest.mark.parametrize("page", ["README.md", "docs/first-experiment.md"])
 def test_the_scenario_shown_in_the_docs_is_the_example_file(page):
     root = Path(__file__).resolve().parents[2]
-    shown = re.search(r"```toml\n(.*?)```", (root / page).read_text(), re.S).group(1)
+    # The page may name the file in a first comment line, for the reader and its own test.
+    shown = re.search(r"```toml\n(?:# two-node\.toml\n)?(.*?)```", (root / page).read_text(), re.S).group(1)
     assert shown == (root / "docs" / "examples" / "two-node.toml").read_text()

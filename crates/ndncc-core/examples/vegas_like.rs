@@ -28,6 +28,7 @@ use ndncc_core::plugin::{check, Check, Invalid, Plugin};
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::SimDuration;
+use ndncc_core::units::Bytes;
 use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 use serde::{Deserialize, Serialize};
@@ -190,9 +191,14 @@ fn dumbbell(duration: SimDuration, make: &dyn Fn() -> Box<dyn WindowControl>) ->
             b.add_route(from, &prefix, face, 1);
         }
         let (pn, cn) = (format!("P{i}"), format!("C{i}"));
-        b.add_producer(&pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
+        // 1,024-byte payloads with 64 bytes of header: 1,088-byte Data, as the figures below use.
+        let producer = ProducerSpec { overhead: Some(Bytes(64)), ..ProducerSpec::new(&pn, &prefix) };
+        b.add_producer(&pn, &producer).expect("a node of the world");
         // The spec's own window is replaced by the controller given here.
-        let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()));
+        let consumer = ConsumerSpec {
+            interest_size: Some(Bytes(40)),
+            ..ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()))
+        };
         b.add_consumer_with(&cn, &consumer, Controller::Window(make())).expect("a node of the world");
     }
     b.build()

@@ -1,5 +1,7 @@
 //! The public entry point used by the Python bindings and the CLI: run a scenario, get columns.
 
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::instantiate::{build_world, BuildError};
@@ -7,6 +9,7 @@ use crate::recorder::Columns;
 pub use crate::recorder::SummaryRow;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::{SimDuration, SimTime};
+use crate::trace::{PcapTap, TraceCounts};
 use crate::world::{RunEnd, World};
 
 /// How to run.
@@ -19,11 +22,14 @@ pub struct RunOptions {
     /// Declare the run stalled after this many events at one instant; `None` = the engine's
     /// `STALL_LIMIT`.
     pub stall_limit: Option<u64>,
+    /// Write a pcapng packet trace here: of the faces the scenario's `[record] pcap` chooses,
+    /// or of every link face if it has none.
+    pub pcap: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { seed: None, progress_every_s: 1.0, stall_limit: None }
+        RunOptions { seed: None, progress_every_s: 1.0, stall_limit: None, pcap: None }
     }
 }
 
@@ -72,6 +78,8 @@ pub struct RunOutput {
     pub summary: Vec<SummaryRow>,
     pub stats: RunStats,
     pub seed: u64,
+    /// What the packet trace recorded per face, when one was written.
+    pub trace: Option<Vec<TraceCounts>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +93,9 @@ pub enum Error {
     /// The scenario cannot advance simulated time (a zero-delay loop).
     #[error("{0}")]
     Stalled(String),
+    /// The packet trace could not be written.
+    #[error("packet trace {path}: {message}")]
+    Trace { path: String, message: String },
     /// An engine invariant broke: a bug in ndncc.
     #[error("internal error: {0}")]
     Internal(String),
@@ -106,16 +117,53 @@ pub fn run(scenario: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(f64)
     if let Some(n) = opts.stall_limit {
         world.set_stall_limit(n);
     }
+    let trace = match &opts.pcap {
+        Some(path) => Some(start_trace(path, &mut world, scenario, seed)?),
+        None => None,
+    };
     let t0 = Instant::now();
     let every = SimDuration::from_secs_f64(opts.progress_every_s.max(0.0));
-    match world.run(every, &mut |t: SimTime| progress(t.as_secs_f64())) {
+    let end = world.run(every, &mut |t: SimTime| progress(t.as_secs_f64()));
+    // The trace is flushed however the run ended: what was recorded stays readable.
+    let counts = match (&trace, &opts.pcap) {
+        (Some(tap), Some(path)) => Some(finish_trace(tap, path)?),
+        _ => None,
+    };
+    match end {
         RunEnd::Finished => {}
         RunEnd::Interrupted => return Err(Error::Interrupted),
         RunEnd::Stalled(why) => return Err(Error::Stalled(why)),
         RunEnd::Broken(why) => return Err(Error::Internal(why)),
     }
     let wall = t0.elapsed().as_secs_f64();
-    Ok(collect(world, seed, wall))
+    let mut out = collect(world, seed, wall);
+    out.trace = counts;
+    Ok(out)
+}
+
+fn trace_error(path: &std::path::Path, e: impl std::fmt::Display) -> Error {
+    Error::Trace { path: path.display().to_string(), message: e.to_string() }
+}
+
+/// Open the packet trace and attach it to `world`'s tap.
+fn start_trace(
+    path: &std::path::Path,
+    world: &mut World,
+    scenario: &Scenario,
+    seed: u64,
+) -> Result<Arc<Mutex<PcapTap>>, Error> {
+    let spec = scenario.record.pcap.clone().unwrap_or_default();
+    let producers: Vec<(String, u64)> = scenario.producers().map(|(_, p)| (p.prefix.clone(), p.payload.0)).collect();
+    let comment = format!("scenario {}, seed {seed}", scenario.simulation.name);
+    let tap = PcapTap::create(path, world, &spec, &producers, &comment).map_err(|e| trace_error(path, e))?;
+    let tap = Arc::new(Mutex::new(tap));
+    world.set_tap(Box::new(Arc::clone(&tap)));
+    Ok(tap)
+}
+
+fn finish_trace(tap: &Arc<Mutex<PcapTap>>, path: &std::path::Path) -> Result<Vec<TraceCounts>, Error> {
+    let mut tap = tap.lock().map_err(|e| trace_error(path, e))?;
+    tap.finish().map_err(|e| trace_error(path, e))
 }
 
 fn collect(world: World, seed: u64, wall: f64) -> RunOutput {
@@ -135,6 +183,7 @@ fn collect(world: World, seed: u64, wall: f64) -> RunOutput {
         summary,
         stats,
         seed,
+        trace: None,
     }
 }
 

@@ -55,8 +55,11 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
         b.add_route(r1, &prefix, f_r1, 1);
         b.add_route(r2, &prefix, f_r2, 1);
         let (pn, cn) = (format!("P{}", i + 1), format!("C{}", i + 1));
-        let producer =
-            ProducerSpec { payload: Bytes(PAYLOAD), overhead: Bytes(OVERHEAD), ..ProducerSpec::new(&pn, &prefix) };
+        let producer = ProducerSpec {
+            payload: Bytes(PAYLOAD),
+            overhead: Some(Bytes(OVERHEAD)),
+            ..ProducerSpec::new(&pn, &prefix)
+        };
         b.add_producer(&pn, &producer).expect("a node of the world");
         let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(FixedWindowConfig { window }));
         b.add_consumer(&cn, &consumer).expect("a node of the world");
@@ -101,7 +104,7 @@ pub fn fast_flow(bps: u64, duration: SimDuration) -> World {
         b.add_route(from, "/p1", f, 1);
     }
     let producer =
-        ProducerSpec { payload: Bytes(PAYLOAD), overhead: Bytes(OVERHEAD), ..ProducerSpec::new("P1", "/p1") };
+        ProducerSpec { payload: Bytes(PAYLOAD), overhead: Some(Bytes(OVERHEAD)), ..ProducerSpec::new("P1", "/p1") };
     b.add_producer("P1", &producer).expect("a node of the world");
     // 40 ms round trip: bps × 0.04 / (8 × 1,088 B) Data in flight.
     let bdp = bps as f64 * 0.04 / (8.0 * (PAYLOAD + OVERHEAD) as f64);

@@ -28,6 +28,8 @@ fn err(component: impl Into<String>, message: impl Into<String>) -> BuildError {
 
 /// Build the world for `scenario` with root seed `seed`.
 pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> {
+    // Link values drawn from a distribution get their value for this seed first.
+    let scenario = &*scenario.draw_link_values(seed);
     let duration = scenario.simulation.duration.get();
     let mut b = WorldBuilder::new(seed, duration);
     let interval = scenario.record.interval.get();

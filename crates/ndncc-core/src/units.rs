@@ -104,7 +104,31 @@ impl Bandwidth {
             "" => return Err(format!("bandwidth '{s}' has no unit (write e.g. \"{s}Mbps\")")),
             _ => return Err(format!("unknown bandwidth unit '{unit}' in '{s}' (expected bps, kbps, Mbps, Gbps)")),
         };
-        let bps = (v * mult).round();
+        Bandwidth::from_bits_per_second(s, v * mult)
+    }
+
+    /// A rate as ns-3's `DataRate` spells it (ndnSIM topology files use these): a number, then a
+    /// prefix `k` or `K` (10^3), `Ki` (2^10), `M` (10^6), `Mi` (2^20), `G` (10^9) or `Gi` (2^30)
+    /// or none, then `bps` or `b/s` (bits) or `Bps` or `B/s` (bytes of 8 bits): `"10Mb/s"`,
+    /// `"1Gbps"`, `"500kb/s"`, `"8Kib/s"`, `"1MB/s"`. The spellings of [`Bandwidth::parse`]
+    /// (`"10Mbit/s"`) are accepted too.
+    pub fn parse_ns3(s: &str) -> Result<Bandwidth, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("'{s}' is not a data rate (e.g. \"10Mb/s\")"))?;
+        match ns3_bits_per_unit(unit) {
+            Some(bits) => Bandwidth::from_bits_per_second(s, v * bits),
+            None if unit.is_empty() => Err(format!("data rate '{s}' has no unit (write e.g. \"{s}Mb/s\")")),
+            None => Bandwidth::parse(s).map_err(|_| {
+                format!(
+                    "unknown data rate unit '{unit}' in '{s}' (expected ns-3's bps, b/s, Bps or B/s, after a \
+                     prefix k, K, Ki, M, Mi, G or Gi or none)"
+                )
+            }),
+        }
+    }
+
+    /// `bps` (from a parsed number) as a link rate, range-checked; `s` is the text it came from.
+    fn from_bits_per_second(s: &str, bps: f64) -> Result<Bandwidth, String> {
+        let bps = bps.round();
         if !bps.is_finite() || bps < 1.0 {
             return Err(format!("bandwidth '{s}' must be a positive number"));
         }
@@ -119,6 +143,28 @@ impl Bandwidth {
     pub fn mbps(m: u64) -> Bandwidth {
         Bandwidth(m * 1_000_000)
     }
+}
+
+/// Bits per unit of an ns-3 `DataRate` unit (`"Mb/s"` → 10^6, `"KiB/s"` → 8·2^10), or `None`.
+fn ns3_bits_per_unit(unit: &str) -> Option<f64> {
+    let (bits, prefix) = if let Some(p) = unit.strip_suffix("bps").or_else(|| unit.strip_suffix("b/s")) {
+        (1.0, p)
+    } else if let Some(p) = unit.strip_suffix("Bps").or_else(|| unit.strip_suffix("B/s")) {
+        (8.0, p)
+    } else {
+        return None;
+    };
+    let scale = match prefix {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "Ki" => 1024.0,
+        "M" => 1e6,
+        "Mi" => 1_048_576.0,
+        "G" => 1e9,
+        "Gi" => 1_073_741_824.0,
+        _ => return None,
+    };
+    Some(bits * scale)
 }
 
 impl fmt::Display for Bandwidth {
@@ -264,6 +310,46 @@ mod tests {
         assert!(Bandwidth::parse("5MB").is_err());
         assert!(Bandwidth::parse("10MBps").is_err(), "megabytes per second must not pass as megabits");
         assert_eq!(Bandwidth::parse("20Kbps").unwrap().0, 20_000);
+    }
+
+    #[test]
+    fn ns3_data_rates_parse_with_every_prefix_and_unit() {
+        let rate = |s: &str| Bandwidth::parse_ns3(s).unwrap().bps();
+        assert_eq!(rate("10Mb/s"), 10_000_000);
+        assert_eq!(rate("1Gb/s"), 1_000_000_000);
+        assert_eq!(rate("500kb/s"), 500_000);
+        assert_eq!(rate("56kbps"), 56_000);
+        assert_eq!(rate("20Kbps"), 20_000);
+        assert_eq!(rate("128 kb/s"), 128_000);
+        assert_eq!(rate("9600bps"), 9_600);
+        assert_eq!(rate("8Kib/s"), 8_192);
+        assert_eq!(rate("2Mibps"), 2_097_152);
+        assert_eq!(rate("1Gib/s"), 1_073_741_824);
+        // B is a byte of 8 bits.
+        assert_eq!(rate("1kB/s"), 8_000);
+        assert_eq!(rate("1KiB/s"), 8_192);
+        assert_eq!(rate("1MBps"), 8_000_000);
+        assert_eq!(rate("100B/s"), 800);
+        // ndncc's own spellings still read.
+        assert_eq!(rate("5Mbit/s"), 5_000_000);
+        assert_eq!(rate("5mbps"), 5_000_000);
+    }
+
+    #[test]
+    fn ns3_data_rates_reject_unknown_units_and_bad_values() {
+        assert!(Bandwidth::parse_ns3("10").unwrap_err().contains("no unit"));
+        let e = Bandwidth::parse_ns3("10Tb/s").unwrap_err();
+        assert!(e.contains("unknown data rate unit 'Tb/s'") && e.contains("Ki"), "{e}");
+        assert!(Bandwidth::parse_ns3("10mb/s").is_err(), "ns-3 has no prefix m");
+        assert!(Bandwidth::parse_ns3("0Mb/s").unwrap_err().contains("positive"));
+        assert!(Bandwidth::parse_ns3("20000GB/s").unwrap_err().contains("10 Tbps"));
+        assert!(Bandwidth::parse_ns3("fast").is_err());
+    }
+
+    #[test]
+    fn scenario_files_keep_their_strict_units() {
+        assert!(Bandwidth::parse("1MB/s").is_err(), "bytes per second stay an ns-3 import spelling");
+        assert!(Bandwidth::parse("8Kib/s").is_err());
     }
 
     #[test]

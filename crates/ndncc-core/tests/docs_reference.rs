@@ -17,6 +17,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 
+use ndncc_core::app::arrivals::{ArrivalsConfig, Periods};
+use ndncc_core::app::catalogue::CatalogueConfig;
 use ndncc_core::app::mcast::{
     AsmpConfig, FixedMcastConfig, McastControlConfig, PerIfEcnConfig, SrmccConfig, TfmccConfig,
 };
@@ -47,7 +49,8 @@ use ndncc_core::scenario::{
     AppSpec, ConsumerSpec, ContentStoreSpec, FaceSelection, LinkSpec, NodeSpec, ProducerSpec, RecordSpec, RouteSpec,
     RoutingMetric, RoutingMode, RoutingSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
 };
-use ndncc_core::scenario::{CbrSpec, MulticastSpec, TcpSpec};
+use ndncc_core::scenario::{CbrSpec, Distribution, MulticastSpec, TcpSpec};
+use ndncc_core::trace::PcapSpec;
 use ndncc_core::units::{Bandwidth, Bytes, Duration, Fraction};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -290,13 +293,37 @@ fn shaper() -> ShaperConfig {
     ShaperConfig { rate: Some(100.0), data_size: Bytes(1000), depth: 10, burst: 1.0 }
 }
 
+fn producer() -> ProducerSpec {
+    ProducerSpec { overhead: Some(Bytes(64)), ..ProducerSpec::new("P", "/p") }
+}
+
 fn consumer() -> ConsumerSpec {
     let mut c = ConsumerSpec::with_window("C", "/p", WindowConfig::Fixed(FixedWindowConfig::default()));
     c.rate = Some(RateConfig::Constant(ConstantRateConfig::default()));
     c.stop = Some(ms(1000));
     c.segments = Some(10);
+    c.interest_size = Some(Bytes(40));
     c.file_size = Some(Bytes(10_000));
+    c.start_jitter = ms(100);
+    c.arrivals = Some(ArrivalsConfig::Poisson { rate: 10.0 });
+    c.catalogue = Some(CatalogueConfig { objects: 100, zipf: 0.8 });
     c
+}
+
+fn arrivals() -> Vec<ArrivalsConfig> {
+    vec![
+        ArrivalsConfig::Poisson { rate: 10.0 },
+        ArrivalsConfig::Periodic { rate: 10.0 },
+        ArrivalsConfig::OnOff { rate: 10.0, on: ms(1000), off: ms(2000), periods: Periods::Fixed },
+    ]
+}
+
+fn distributions() -> Vec<Distribution<Duration>> {
+    vec![
+        Distribution::Uniform { min: ms(5), max: ms(15) },
+        Distribution::Normal { mean: ms(10), sd: ms(2) },
+        Distribution::Lognormal { mean: ms(10), sd: ms(5) },
+    ]
 }
 
 fn windows() -> Vec<WindowConfig> {
@@ -433,11 +460,14 @@ fn every_key_of_every_table_is_documented_in_its_section() {
     check_struct(&all, "`[routing]`", &RoutingSpec::default());
     let route = RouteSpec { node: "A".into(), prefix: "/p".into(), nexthop: "B".into(), cost: 1 };
     check_struct(&all, "`[[routes]]`", &route);
-    check_struct(&all, "`type = \"producer\"`", &ProducerSpec::new("P", "/p"));
+    check_struct(&all, "`type = \"producer\"`", &producer());
     check_struct(&all, "`type = \"consumer\"`", &consumer());
     check_struct(&all, "`type = \"multicast\"`", &multicast());
     check_struct(&all, "Consumer `rtt`", &RttConfig::default());
-    check_struct(&all, "`[record]`", &RecordSpec::default());
+    check_struct(&all, "Consumer `catalogue`", &CatalogueConfig { objects: 100, zipf: 0.8 });
+    let pcap = PcapSpec { stop: Some(ms(1000)), ..PcapSpec::default() };
+    check_struct(&all, "`[record]`", &RecordSpec { pcap: Some(pcap.clone()), ..RecordSpec::default() });
+    check_struct(&all, "Record `pcap`", &pcap);
 }
 
 #[test]
@@ -453,7 +483,7 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
         &all,
         &|t| format!("`type = \"{t}\"`"),
         &[
-            AppSpec::Producer(ProducerSpec::new("P", "/p")),
+            AppSpec::Producer(producer()),
             AppSpec::Consumer(consumer()),
             AppSpec::Tcp(tcp()),
             AppSpec::Cbr(cbr()),
@@ -482,6 +512,8 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
     check_tagged(&all, &|t| format!("link service `{t}`"), &[link_service()]);
     check_tagged(&all, &|t| format!("window `{t}`"), &windows());
     check_tagged(&all, &|t| format!("rate `{t}`"), &rates());
+    check_tagged(&all, &|t| format!("arrivals `{t}`"), &arrivals());
+    check_tagged(&all, &|t| format!("distribution `{t}`"), &distributions());
     let tcp_ccs = [
         TcpControlConfig::NewReno(NewRenoConfig::default()),
         TcpControlConfig::Cubic(TcpCubicConfig::default()),
@@ -501,6 +533,7 @@ fn every_value_of_every_string_setting_is_documented() {
     check_values::<WindowRtt>(&all, "window `arrival-rate`");
     check_values::<PconLaw>(&all, "window `pcon`");
     check_values::<LimitMode>(&all, "module `interest-limit`");
+    check_values::<Periods>(&all, "arrivals `on-off`");
     let record = section(&all, "`[record]`");
     for v in [FaceSelection::All, FaceSelection::None] {
         let quoted = serde_json::to_string(&v).expect("serialisable");

@@ -154,7 +154,7 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
         b.add_module(node, module(scheme, tick));
     }
     for (name, prefix) in [("P1", "/p1"), ("P2", "/p2")] {
-        let spec = ProducerSpec { payload: Bytes(1200), overhead: Bytes(50), ..ProducerSpec::new(name, prefix) };
+        let spec = ProducerSpec { payload: Bytes(1200), overhead: Some(Bytes(50)), ..ProducerSpec::new(name, prefix) };
         b.add_producer(name, &spec).expect("a node of the world");
     }
     b.add_consumer_with("C1", &consumer("C1", "/p1", smoothing, 1, 10), controller(scheme)).expect("a node");

@@ -16,13 +16,15 @@ use rand::Rng;
 fn consumer(node: &str, prefix: &str, segments: Option<u64>, window: f64) -> ConsumerSpec {
     ConsumerSpec {
         segments,
+        // Fixed 40-byte Interests keep the delay arithmetic below exact.
+        interest_size: Some(Bytes(40)),
         ..ConsumerSpec::with_window(node, prefix, WindowConfig::Fixed(FixedWindowConfig { window }))
     }
 }
 
 /// A producer on `node` serving `prefix` with 1,000-byte payloads and 50 bytes of overhead.
 fn producer(node: &str, prefix: &str) -> ProducerSpec {
-    ProducerSpec { payload: Bytes(1000), overhead: Bytes(50), ..ProducerSpec::new(node, prefix) }
+    ProducerSpec { payload: Bytes(1000), overhead: Some(Bytes(50)), ..ProducerSpec::new(node, prefix) }
 }
 
 fn droptail(n: usize) -> QueueConfig {

@@ -78,7 +78,7 @@ impl Application for UdpSink {
 
 /// A producer on `node` serving `/p`: 1,000-byte payloads, 50 bytes of overhead.
 fn producer(node: &str) -> ProducerSpec {
-    ProducerSpec { payload: Bytes(1000), overhead: Bytes(50), ..ProducerSpec::new(node, "/p") }
+    ProducerSpec { payload: Bytes(1000), overhead: Some(Bytes(50)), ..ProducerSpec::new(node, "/p") }
 }
 
 /// A consumer on `node` fetching `/p` under a fixed window.

@@ -48,22 +48,26 @@ multipath = true
 type = "producer"
 node = "P1"
 prefix = "/p"
+overhead = "64B"            # fixed sizes: the shares below were measured with them
 
 [apps.P2]
 type = "producer"
 node = "P2"
 prefix = "/p"
+overhead = "64B"            # fixed sizes: the shares below were measured with them
 
 [apps.C]
 type = "consumer"
 node = "C"
 prefix = "/p/c"
+interest_size = "40B"
 window = {window}
 
 [apps.C2]
 type = "consumer"
 node = "C2"
 prefix = "/p/x"
+interest_size = "40B"
 stop = "10s"
 window = {{ type = "pcon", law = "aimd" }}
 

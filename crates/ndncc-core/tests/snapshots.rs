@@ -68,12 +68,14 @@ overhead = "50B"
 type = "consumer"
 node = "C1"
 prefix = "/p1"
+interest_size = "40B"
 {c1}
 
 [apps.C2]
 type = "consumer"
 node = "C2"
 prefix = "/p2"
+interest_size = "40B"
 start = "2s"
 {c2}
 

@@ -35,7 +35,8 @@ fn stats<'py>(py: Python<'py>, s: RunStats) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// `{"series", "faces", "summary", "stats", "seed"}`; see `_core.pyi`.
+/// `{"series", "faces", "summary", "stats", "seed"}` and, with a packet trace, `"trace"`
+/// (face name → (packets, drops) recorded); see `_core.pyi`.
 pub fn run_output(py: Python<'_>, out: RunOutput) -> PyResult<PyObject> {
     let d = PyDict::new_bound(py);
     d.set_item("series", long_table(py, out.series)?)?;
@@ -44,6 +45,13 @@ pub fn run_output(py: Python<'_>, out: RunOutput) -> PyResult<PyObject> {
     d.set_item("summary", rows)?;
     d.set_item("stats", stats(py, out.stats)?)?;
     d.set_item("seed", out.seed)?;
+    if let Some(trace) = out.trace {
+        let faces = PyDict::new_bound(py);
+        for t in trace {
+            faces.set_item(t.face, (t.packets, t.drops))?;
+        }
+        d.set_item("trace", faces)?;
+    }
     Ok(d.into_any().unbind())
 }
 

@@ -8,6 +8,7 @@
 //!  ├── ControllerError a Python controller raised; app, hook, class; the user's exception is
 //!  │                   its __cause__ (with its traceback)
 //!  ├── Interrupted
+//!  ├── TraceError      the packet trace could not be written
 //!  └── InternalError
 //! ```
 
@@ -47,6 +48,7 @@ create_exception!(
      exception it raised is the `__cause__`."
 );
 create_exception!(ndncc._core, InternalError, NdnccError, "A bug in ndncc; please report it.");
+create_exception!(ndncc._core, TraceError, NdnccError, "The packet trace file could not be written.");
 
 /// A `ScenarioError` carrying the location of the problem as attributes.
 pub fn scenario_error(err: scenario::ScenarioError) -> PyErr {
@@ -79,6 +81,7 @@ pub fn core_error(err: api::Error) -> PyErr {
         api::Error::Interrupted => Interrupted::new_err("run interrupted"),
         api::Error::Stalled(m) => StalledError::new_err(m),
         api::Error::Internal(m) => InternalError::new_err(m),
+        e @ api::Error::Trace { .. } => TraceError::new_err(e.to_string()),
     }
 }
 
@@ -118,5 +121,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("StalledError", py.get_type_bound::<StalledError>())?;
     m.add("ControllerError", py.get_type_bound::<ControllerError>())?;
     m.add("InternalError", py.get_type_bound::<InternalError>())?;
+    m.add("TraceError", py.get_type_bound::<TraceError>())?;
     Ok(())
 }

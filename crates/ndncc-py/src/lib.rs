@@ -47,18 +47,20 @@ fn load_str(text: &str, file: &str, overrides: Vec<String>) -> PyResult<PyScenar
     load_from(Path::new(file), || core_scenario::load_str(text, file, &overrides))
 }
 
-/// Converts an ndnSIM topology text file into scenario TOML.
+/// Converts an ndnSIM topology text file into scenario TOML (values at their defaults left out).
 #[pyfunction]
 #[pyo3(signature = (text, file="<string>"))]
 fn import_ndnsim(text: &str, file: &str) -> PyResult<String> {
-    core_scenario::import::ndnsim_topology(text, file).map(|s| s.to_toml()).map_err(error::scenario_error)
+    let scenario = core_scenario::import::ndnsim_topology(text, file).map_err(error::scenario_error)?;
+    Ok(core_scenario::import::compact_toml(&scenario))
 }
 
-/// Converts a Mini-NDN `.conf` topology into scenario TOML.
+/// Converts a Mini-NDN `.conf` topology into scenario TOML (values at their defaults left out).
 #[pyfunction]
 #[pyo3(signature = (text, file="<string>"))]
 fn import_minindn(text: &str, file: &str) -> PyResult<String> {
-    core_scenario::import::minindn_conf(text, file).map(|s| s.to_toml()).map_err(error::scenario_error)
+    let scenario = core_scenario::import::minindn_conf(text, file).map_err(error::scenario_error)?;
+    Ok(core_scenario::import::compact_toml(&scenario))
 }
 
 /// Names of the built-in benchmark scenarios.

@@ -72,12 +72,32 @@ impl PyScenario {
         self.inner.seed()
     }
 
+    /// The settings that make runs differ from seed to seed, as "KEY (what)"; empty when every
+    /// seed gives the same run.
+    #[getter]
+    fn random_sources(&self) -> Vec<String> {
+        self.inner.random_sources()
+    }
+
+    /// The scenario asks for a packet trace (`[record] pcap`).
+    #[getter]
+    fn pcap(&self) -> bool {
+        self.inner.record.pcap.is_some()
+    }
+
     /// Runs the scenario without holding the GIL; returns the raw result dict.
-    #[pyo3(signature = (seed=None, progress=None))]
-    fn run(&self, py: Python<'_>, seed: Option<u64>, progress: Option<PyObject>) -> PyResult<PyObject> {
+    #[pyo3(signature = (seed=None, progress=None, pcap=None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        seed: Option<u64>,
+        progress: Option<PyObject>,
+        pcap: Option<std::path::PathBuf>,
+    ) -> PyResult<PyObject> {
         let opts = RunOptions {
             seed,
             progress_every_s: (self.inner.duration_secs() / PROGRESS_TICKS).max(1e-6),
+            pcap,
             ..RunOptions::default()
         };
         let mut stopped_by: Option<PyErr> = None;

@@ -3,6 +3,9 @@
 An experiment module in this package looks like::
 
     from ndncc.experiments import Progress, register
+    from ndncc.shipped import scenario_path
+
+    SCENARIO = scenario_path("dumbbell.toml")  # the shipped file, wherever ndncc is installed
 
     @register("pcon-dumbbell", "PCON vs. ConsumerWindow on a dumbbell")
     def reproduce(out_dir, quick, progress):

@@ -13,10 +13,8 @@ import polars as pl
 from .. import Result, load, load_str
 from ..executors import default_workers
 from ..result import SavedRun, open_run
+from ..shipped import scenario_path
 from . import Progress
-
-#: The repository's scenario folder (reproductions run the shipped files).
-SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios"
 
 #: ``extra(result) -> rows`` computes derived metrics (e.g. a sawtooth period) for one run.
 Extra = Callable[[Result, "Variant"], list[dict]]
@@ -48,7 +46,7 @@ def row(
 def _run_one(task: tuple) -> list[dict]:
     """Run one variant into its folder and return its rows (in a worker process)."""
     folder, v, quick, extra = task
-    path = SCENARIOS / v.scenario
+    path = scenario_path(v.scenario)  # the shipped file, wherever ndncc is installed
     if v.extra_toml:
         sc = load_str(path.read_text() + "\n" + v.extra_toml, str(path), [*v.overrides, *quick])
     else:

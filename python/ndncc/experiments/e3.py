@@ -9,16 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
+import polars as pl
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import polars as pl  # noqa: E402
-
-from .. import plots, stats  # noqa: E402
-from . import Progress, register  # noqa: E402
-from ._variants import Variant, events, mean_of, row, run_variants, summary_value  # noqa: E402
-from .claims import Check, Notes  # noqa: E402
+from .. import plots, stats
+from . import Progress, register
+from ._variants import Variant, events, mean_of, row, run_variants, summary_value
+from .claims import Check, Notes
 
 SCENARIO = "e3.toml"
 FLOWS = ("C1", "C2")
@@ -155,32 +152,65 @@ def _over_seeds(rows: list[dict]) -> list[dict]:
 QUICK = ("simulation.duration=60s", "apps.C1.file_size=1048576B", "apps.C2.file_size=1048576B")
 
 
+#: Time shown after the last download of a variant finishes, as a fraction of that time.
+MARGIN = 0.05
+
+
+def downloads_done(res) -> tuple[Optional[float], float]:
+    """When the last of the flows' downloads finished [s] (``None`` if one did not finish), and
+    when the recording ends [s]. The consumers start at 0 s, so a download time is its finish."""
+    end = float(res.series(metric="window")["t"].max() or 0.0)
+    times = [summary_value(res, f, "download_time_s") for f in FLOWS]
+    finished = [t for t in times if t is not None]
+    return (max(finished) if len(finished) == len(times) else None), end
+
+
+def shown_until(res) -> float:
+    """The end of a variant's time axis: its last download plus a margin, or the recording's end."""
+    done, end = downloads_done(res)
+    return end if done is None else min(end, done * (1 + MARGIN))
+
+
+def _done_text(res) -> str:
+    done, end = downloads_done(res)
+    return f"downloads done at {done:.1f} s" if done is not None else f"a download not done by {end:g} s"
+
+
 def _window_figure(results: dict, path: Path) -> None:
+    """The window of C1 and C2 per variant, each panel cut at the variant's last download (the
+    windows are flat after it), so each panel's time axis is its own."""
     names = list(results)
-    fig, axes = plt.subplots(len(names), 1, figsize=(8, 1.8 * len(names)), sharex=True, squeeze=False)
-    for ax, name in zip(axes[:, 0], names):
+    fig = Figure(figsize=(8, 1.9 * len(names)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(names), 1, squeeze=False)[:, 0]
+    for ax, name in zip(axes, names):
+        until = shown_until(results[name])
         for flow in FLOWS:
-            w = results[name].series(metric="window", entity=flow).sort("t")
+            w = results[name].series(metric="window", entity=flow).filter(pl.col("t") <= until).sort("t")
             ax.plot(w["t"].to_list(), w["value"].to_list(), lw=0.8, label=flow)
-        ax.set_ylabel("window")
-        ax.set_title(name, fontsize=9)
-    axes[-1, 0].set_xlabel("time [s]")
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
+        ax.set_xlim(0, until)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("window\n[Interests]", fontsize=8)
+        ax.set_title(f"{name}: {_done_text(results[name])}", fontsize=9)
+        ax.tick_params(labelsize=8)
+    axes[-1].set_xlabel("time [s] (each panel until its last download finishes)")
+    axes[0].legend(fontsize=8, title="consumer", title_fontsize=8)
     plots.write_png(path, fig)
 
 
 def _rtt_figure(results: dict, names: list[str], path: Path) -> None:
-    fig, axes = plt.subplots(len(names), 1, figsize=(8, 2.2 * len(names)), sharex=True, squeeze=False)
-    for ax, name in zip(axes[:, 0], names):
+    fig = Figure(figsize=(8, 2.4 * len(names)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(names), 1, squeeze=False)[:, 0]
+    for ax, name in zip(axes, names):
+        until = shown_until(results[name])
         for metric in ("rtt", "rto"):
-            s = events(results[name], "C1", metric)
+            s = events(results[name], "C1", metric).filter(pl.col("t") <= until)
             ax.plot(s["t"].to_list(), (s["value"] * 1e3).to_list(), lw=0.6, label=metric.upper())
-        ax.set_ylabel("ms")
+        ax.set_xlim(0, until)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("time [ms]")
         ax.set_title(f"{name}: C1, at each Data answering a first transmission", fontsize=9)
         ax.legend(fontsize=8)
-    axes[-1, 0].set_xlabel("time [s]")
-    fig.tight_layout()
+    axes[-1].set_xlabel("time [s]")
     plots.write_png(path, fig)
 
 

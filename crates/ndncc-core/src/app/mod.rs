@@ -4,6 +4,8 @@
 //! which the world hands to the node after the hook returns, and it asks for its next wake-up
 //! with `AppCtx::wake_at`. On a node with a coarse clock, wake-ups land on the next tick edge.
 
+pub mod arrivals;
+pub mod catalogue;
 pub mod consumer;
 pub mod mcast;
 pub mod producer;
@@ -13,6 +15,7 @@ pub mod udp;
 pub use consumer::{ConsumerParams, Controller, RateConsumer, WindowConsumer};
 pub use producer::{Producer, ProducerParams};
 
+use crate::names::NameTable;
 use crate::packet::Packet;
 use crate::recorder::{Recorder, SummaryRow};
 use crate::time::SimTime;
@@ -23,12 +26,19 @@ pub struct AppCtx<'a> {
     /// Packets to hand to the node, in order.
     pub out: &'a mut Vec<Packet>,
     pub recorder: &'a mut Recorder,
+    /// The world's names, for applications that size packets by their real encoding; `None`
+    /// outside a world (unit tests), where they fall back to their fixed sizes.
+    pub names: Option<&'a NameTable>,
     wake: Option<SimTime>,
 }
 
 impl<'a> AppCtx<'a> {
     pub fn new(now: SimTime, out: &'a mut Vec<Packet>, recorder: &'a mut Recorder) -> AppCtx<'a> {
-        AppCtx { now, out, recorder, wake: None }
+        AppCtx { now, out, recorder, names: None, wake: None }
+    }
+    /// The same context with the world's names.
+    pub fn with_names(self, names: &'a NameTable) -> AppCtx<'a> {
+        AppCtx { names: Some(names), ..self }
     }
     /// Ask to be woken at `t` (or the next clock tick after it). Wake-ups may be spurious: an
     /// application re-asks for its next one every time it runs.

@@ -8,14 +8,15 @@ use crate::packet::{NdnKind, Packet};
 use crate::recorder::{Recorder, SummaryRow};
 use crate::scenario::ProducerSpec;
 use crate::time::{SimDuration, SimTime};
+use crate::wire::ndn::{data_wire_size, wire_u32};
 
 #[derive(Clone, Debug)]
 pub struct ProducerParams {
     pub name: String,
     /// Payload bytes per Data (what a consumer counts as goodput).
     pub payload: u32,
-    /// Header bytes added on the wire.
-    pub overhead: u32,
+    /// Header bytes added on the wire; `None`: the Data's real encoding.
+    pub overhead: Option<u32>,
     pub processing_delay: SimDuration,
     /// FreshnessPeriod of every Data (zero = never stale).
     pub freshness: SimDuration,
@@ -27,7 +28,7 @@ impl ProducerParams {
         ProducerParams {
             name: name.to_owned(),
             payload: u32::try_from(spec.payload.0).unwrap_or(u32::MAX),
-            overhead: u32::try_from(spec.overhead.0).unwrap_or(u32::MAX),
+            overhead: spec.overhead.map(|o| u32::try_from(o.0).unwrap_or(u32::MAX)),
             processing_delay: spec.processing_delay.get(),
             freshness: spec.freshness.get(),
         }
@@ -64,9 +65,19 @@ impl Application for Producer {
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
         let Some(interest) = packet.ndn().filter(|h| h.kind == NdnKind::Interest) else { return };
         self.interests_received += 1;
-        let mut data = Packet::data_for(interest, self.p.payload.saturating_add(self.p.overhead));
+        let freshness = self.p.freshness.nanos();
+        let size = match (self.p.overhead, ctx.names) {
+            (Some(overhead), _) => self.p.payload.saturating_add(overhead),
+            (None, names) => {
+                // Outside a world (unit tests) the name's prefix is unknown: it counts as empty.
+                let prefix = names.map_or(&[][..], |n| n.components(interest.name.prefix));
+                let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
+                wire_u32(data_wire_size(prefix, interest.name.seg, freshness, payload))
+            }
+        };
+        let mut data = Packet::data_for(interest, size);
         if let Some(h) = data.ndn_mut() {
-            h.lifetime_ns = self.p.freshness.nanos();
+            h.lifetime_ns = freshness;
         }
         if self.p.processing_delay == SimDuration::ZERO {
             self.data_sent += 1;

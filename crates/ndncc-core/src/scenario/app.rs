@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::types::default_true;
+use crate::app::arrivals::ArrivalsConfig;
+use crate::app::catalogue::CatalogueConfig;
 use crate::cc::rate::RateConfig;
 use crate::cc::tcp::TcpControlConfig;
 use crate::cc::window::WindowConfig;
@@ -80,10 +82,12 @@ pub struct ProducerSpec {
     /// Content bytes per Data packet \[bytes\]. Default `"1024B"`.
     #[serde(default = "default_payload")]
     pub payload: Bytes,
-    /// Header bytes added to each Data on the wire \[bytes\]. Default `"64B"`: our assumption for
-    /// name, signature and TLV overhead; a Data's wire size is `payload + overhead`.
-    #[serde(default = "default_overhead")]
-    pub overhead: Bytes,
+    /// Header bytes added to each Data on the wire \[bytes\]: a Data's wire size is `payload +
+    /// overhead`. Default: none, and the wire size is the Data's real encoding (an NDN v0.3 Data
+    /// signed with DigestSha256 in an NDNLPv2 LpPacket in an Ethernet frame; see `wire::ndn`),
+    /// which depends on its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Bytes>,
     /// FreshnessPeriod of the Data \[time\]. Default `"0s"`, meaning the Data never goes stale
     /// in a Content Store.
     #[serde(default)]
@@ -100,10 +104,6 @@ fn default_payload() -> Bytes {
     Bytes(DEFAULT_PAYLOAD_BYTES)
 }
 
-fn default_overhead() -> Bytes {
-    Bytes(64)
-}
-
 impl ProducerSpec {
     /// A producer with the default payload and overhead.
     pub fn new(node: &str, prefix: &str) -> ProducerSpec {
@@ -111,14 +111,10 @@ impl ProducerSpec {
             node: node.to_string(),
             prefix: prefix.to_string(),
             payload: default_payload(),
-            overhead: default_overhead(),
+            overhead: None,
             freshness: Duration::default(),
             processing_delay: Duration::default(),
         }
-    }
-    /// Wire size of one Data \[bytes\]: payload + overhead.
-    pub fn data_size(&self) -> u64 {
-        self.payload.0 + self.overhead.0
     }
 }
 
@@ -144,9 +140,11 @@ pub struct ConsumerSpec {
     /// `segments` when the scenario is loaded and the producer is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_size: Option<Bytes>,
-    /// Wire size of each Interest \[bytes\]. Default `"40B"`.
-    #[serde(default = "default_interest_size")]
-    pub interest_size: Bytes,
+    /// Wire size of each Interest \[bytes\]. Default: none, and the wire size is the
+    /// Interest's real encoding (NDN v0.3 in an NDNLPv2 LpPacket in an Ethernet frame; see
+    /// `wire::ndn`), which grows with the segment number's length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest_size: Option<Bytes>,
     /// InterestLifetime \[time\]: how long routers keep the PIT entry. Default `"2s"`.
     #[serde(default = "default_lifetime")]
     pub lifetime: Duration,
@@ -182,10 +180,22 @@ pub struct ConsumerSpec {
     /// arrives, not only on clock ticks. Default false.
     #[serde(default)]
     pub smoothing: bool,
+    /// A random delay added to `start` \[time\]: uniform in [0, `start_jitter`), drawn once per
+    /// run from the consumer's own stream `app:NAME:start`. Default `"0s"` (none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_jitter: Duration,
+    /// Open-loop requests: each request fetches one object of `segments` segments (default 1)
+    /// through the consumer's controller. Default: none (one stream of segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<ArrivalsConfig>,
+    /// The objects requests ask for: K objects with Zipf popularity. Needs `arrivals`. Default:
+    /// none (every request asks for a new object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<CatalogueConfig>,
 }
 
-fn default_interest_size() -> Bytes {
-    Bytes(40)
+fn is_zero(d: &Duration) -> bool {
+    d.get() == crate::time::SimDuration::ZERO
 }
 
 fn default_lifetime() -> Duration {
@@ -226,7 +236,7 @@ impl ConsumerSpec {
             stop: None,
             segments: None,
             file_size: None,
-            interest_size: default_interest_size(),
+            interest_size: None,
             lifetime: default_lifetime(),
             retransmit: true,
             max_retransmissions: 0,
@@ -237,6 +247,9 @@ impl ConsumerSpec {
             rate: None,
             interest_bucket: default_interest_bucket(),
             smoothing: false,
+            start_jitter: Duration::default(),
+            arrivals: None,
+            catalogue: None,
         }
     }
 

@@ -13,7 +13,8 @@
 //! and the two coordinates are optional and not used (coordinates must be numbers when given).
 //! A link line needs source, destination, bandwidth, metric and delay; `queue` (DropTail
 //! capacity in packets, both directions) defaults to 100 and `loss` (a probability such as
-//! `0.01` or `1%`, Bernoulli, both directions) to none. The link is named `SRC-DST`, its
+//! `0.01` or `1%`, Bernoulli, both directions) to none. The bandwidth is an ns-3 `DataRate`
+//! (`10Mbps`, `10Mb/s`, `1Gb/s`, `500kb/s`, `8Kib/s`, `1MB/s`; see [`Bandwidth::parse_ns3`]). The link is named `SRC-DST`, its
 //! `cost` is the metric. The scenario has computed routing by cost, no apps, and runs 10 s.
 
 use super::error::ScenarioError;
@@ -116,7 +117,7 @@ fn read_link(
             return Err(err(key, format!("'{col}' is not a router declared in the router section")));
         }
     }
-    let bandwidth = Bandwidth::parse(cols[2]).map_err(|m| err("bandwidth", m))?;
+    let bandwidth = Bandwidth::parse_ns3(cols[2]).map_err(|m| err("bandwidth", m))?;
     let cost: u32 =
         cols[3].parse().map_err(|_| err("metric", format!("'{}' is not a non-negative integer", cols[3])))?;
     let delay = Duration::parse(cols[4]).map_err(|m| err("delay", m))?;
@@ -151,6 +152,14 @@ mod tests {
         let l = &s.links["A-B"];
         assert_eq!((l.bandwidth.bps(), l.cost, l.delay.to_string()), (5_000_000, 3, "20ms".to_string()));
         assert_eq!(l.loss, LossConfig::Bernoulli { p: Fraction(0.01) });
+    }
+
+    #[test]
+    fn bandwidths_take_ns3_data_rate_spellings() {
+        let text = "router\nA\nB\nC\nD\nlink\nA B 10Mb/s 1 1ms\nB C 1Gb/s 1 1ms\nC D 500kb/s 1 1ms\nD A 1MB/s 1 1ms\n";
+        let s = ndnsim_topology(text, "t.txt").unwrap();
+        let bps: Vec<u64> = ["A-B", "B-C", "C-D", "D-A"].iter().map(|l| s.links[*l].bandwidth.bps()).collect();
+        assert_eq!(bps, [10_000_000, 1_000_000_000, 500_000, 8_000_000]);
     }
 
     #[test]

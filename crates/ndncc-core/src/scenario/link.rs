@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::drawn::{FileValue, LinkDraws};
 use super::types::default_cost;
 use crate::linkservice::LinkServiceConfig;
 use crate::loss::LossConfig;
@@ -32,68 +33,152 @@ pub const LINK_KEYS: &[&str] = &[
 
 /// A link between `endpoints[0]` (a) and `endpoints[1]` (b). Settings without a suffix apply
 /// to both directions; `_ab` / `_ba` variants override one direction (a → b, b → a).
+///
+/// `bandwidth` and `delay` may be drawn at random once per run (`delay = { type = "uniform",
+/// … }`): `drawn` then holds the distribution, and the field itself its mean until
+/// `Scenario::draw_link_values` puts a draw in its place.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "LinkFile", into = "LinkFile")]
 pub struct LinkSpec {
     /// The two nodes, `[a, b]`. In a file it may be left out when the link's name splits at a
     /// `-` into two declared nodes (`R1-R2`); a loaded scenario always has it filled in.
-    #[serde(default, deserialize_with = "two_endpoints")]
     pub endpoints: [String; 2],
-    /// Capacity of each direction [bit/s, e.g. `"10Mbps"`]. Required (here or in
-    /// `[defaults.link]`).
+    /// Capacity of each direction [bit/s, e.g. `"10Mbps"`], or a distribution it is drawn from.
+    /// Required (here or in `[defaults.link]`).
     pub bandwidth: Bandwidth,
     /// Capacity of a → b only, overriding `bandwidth` [bit/s]. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_ab: Option<Bandwidth>,
     /// Capacity of b → a only [bit/s]. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_ba: Option<Bandwidth>,
-    /// One-way propagation delay [time, e.g. `"10ms"`]. Required (here or in defaults);
-    /// `"0s"` is allowed.
+    /// One-way propagation delay [time, e.g. `"10ms"`], or a distribution it is drawn from.
+    /// Required (here or in defaults); `"0s"` is allowed.
     pub delay: Duration,
     /// Routing metric used by computed routing with `metric = "cost"`. Default 1.
-    #[serde(default = "default_cost")]
     pub cost: u32,
     /// Random loss on the wire, both directions. Default `{ type = "none" }`.
-    #[serde(default)]
     pub loss: LossConfig,
     /// Loss of a → b only, overriding `loss`. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_ab: Option<LossConfig>,
     /// Loss of b → a only. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_ba: Option<LossConfig>,
     /// Queue discipline of each direction's transmitter. Default
     /// `{ type = "droptail", packets = 100 }`.
-    #[serde(default)]
     pub queue: QueueConfig,
     /// Queue of a → b only, overriding `queue`. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_ab: Option<QueueConfig>,
     /// Queue of b → a only. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_ba: Option<QueueConfig>,
     /// Hidden underlay capacity [bit/s] (an NDN link over an IP path whose bottleneck the NDN
     /// layer cannot see), both directions. Optional; none means no underlay.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub underlay: Option<Bandwidth>,
     /// Packets the underlay holds before it drops \[packets\]. Default 100; used only with
     /// `underlay`.
-    #[serde(default = "default_underlay_queue")]
     pub underlay_queue: usize,
     /// Hop-by-hop Interest shaper on each direction's sending face. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interest_shaper: Option<ShaperConfig>,
     /// Interest shaper of a → b only, overriding `interest_shaper`. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interest_shaper_ab: Option<ShaperConfig>,
     /// Interest shaper of b → a only. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interest_shaper_ba: Option<ShaperConfig>,
     /// Link service of both faces (each end gets its own, from this table), e.g. PCON's
     /// `{ type = "loss-detect" }`. Optional; none means packets pass straight through.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_service: Option<LinkServiceConfig>,
+    /// The distributions `bandwidth` and `delay` are drawn from, when the file gives one.
+    pub drawn: LinkDraws,
+}
+
+/// A `[links.NAME]` table as the file has it: `LinkSpec`'s keys, with `bandwidth` and `delay`
+/// each a fixed value or a distribution. (Field docs are on `LinkSpec`.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkFile {
+    #[serde(default, deserialize_with = "two_endpoints")]
+    endpoints: [String; 2],
+    bandwidth: FileValue<Bandwidth>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bandwidth_ab: Option<Bandwidth>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bandwidth_ba: Option<Bandwidth>,
+    delay: FileValue<Duration>,
+    #[serde(default = "default_cost")]
+    cost: u32,
+    #[serde(default)]
+    loss: LossConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loss_ab: Option<LossConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loss_ba: Option<LossConfig>,
+    #[serde(default)]
+    queue: QueueConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    queue_ab: Option<QueueConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    queue_ba: Option<QueueConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    underlay: Option<Bandwidth>,
+    #[serde(default = "default_underlay_queue")]
+    underlay_queue: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    interest_shaper: Option<ShaperConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    interest_shaper_ab: Option<ShaperConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    interest_shaper_ba: Option<ShaperConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    link_service: Option<LinkServiceConfig>,
+}
+
+impl From<LinkFile> for LinkSpec {
+    fn from(f: LinkFile) -> LinkSpec {
+        let (bandwidth, drawn_bandwidth) = f.bandwidth.split();
+        let (delay, drawn_delay) = f.delay.split();
+        LinkSpec {
+            endpoints: f.endpoints,
+            bandwidth,
+            bandwidth_ab: f.bandwidth_ab,
+            bandwidth_ba: f.bandwidth_ba,
+            delay,
+            cost: f.cost,
+            loss: f.loss,
+            loss_ab: f.loss_ab,
+            loss_ba: f.loss_ba,
+            queue: f.queue,
+            queue_ab: f.queue_ab,
+            queue_ba: f.queue_ba,
+            underlay: f.underlay,
+            underlay_queue: f.underlay_queue,
+            interest_shaper: f.interest_shaper,
+            interest_shaper_ab: f.interest_shaper_ab,
+            interest_shaper_ba: f.interest_shaper_ba,
+            link_service: f.link_service,
+            drawn: LinkDraws { bandwidth: drawn_bandwidth, delay: drawn_delay },
+        }
+    }
+}
+
+impl From<LinkSpec> for LinkFile {
+    fn from(l: LinkSpec) -> LinkFile {
+        LinkFile {
+            endpoints: l.endpoints,
+            bandwidth: FileValue::join(l.bandwidth, l.drawn.bandwidth),
+            bandwidth_ab: l.bandwidth_ab,
+            bandwidth_ba: l.bandwidth_ba,
+            delay: FileValue::join(l.delay, l.drawn.delay),
+            cost: l.cost,
+            loss: l.loss,
+            loss_ab: l.loss_ab,
+            loss_ba: l.loss_ba,
+            queue: l.queue,
+            queue_ab: l.queue_ab,
+            queue_ba: l.queue_ba,
+            underlay: l.underlay,
+            underlay_queue: l.underlay_queue,
+            interest_shaper: l.interest_shaper,
+            interest_shaper_ab: l.interest_shaper_ab,
+            interest_shaper_ba: l.interest_shaper_ba,
+            link_service: l.link_service,
+        }
+    }
 }
 
 /// Exactly two node names (serde's fixed-size arrays let a longer list through).
@@ -155,6 +240,7 @@ impl LinkSpec {
             interest_shaper_ab: None,
             interest_shaper_ba: None,
             link_service: None,
+            drawn: LinkDraws::default(),
         }
     }
 

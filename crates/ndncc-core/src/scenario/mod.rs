@@ -53,12 +53,15 @@
 //! The scenario layer knows nothing of the engine: it builds no world and runs nothing.
 
 mod app;
+mod drawn;
 mod error;
 mod import_minindn;
 mod import_ndnsim;
+mod import_toml;
 mod link;
 mod overrides;
 mod parse;
+mod randomness;
 mod resolve;
 mod source;
 mod types;
@@ -71,6 +74,7 @@ use serde::Serialize;
 pub use app::{
     AppSpec, CbrSpec, ConsumerSpec, Control, MulticastSpec, ProducerSpec, TcpSpec, APP_TYPES, DEFAULT_PAYLOAD_BYTES,
 };
+pub use drawn::{Distribution, LinkDraws, Quantity};
 pub use error::ScenarioError;
 pub use link::{Dir, DirectionSpec, LinkSpec, LINK_KEYS};
 pub use parse::ROOT_KEYS;
@@ -81,10 +85,11 @@ pub use types::{
 
 /// Topology import from other simulators' files. Each returns a scenario with nodes, links
 /// and computed routing, no apps, and a duration of 10 s (add apps and change the duration
-/// with overrides or in code).
+/// with overrides or in code); `compact_toml` writes it with its defaults left out.
 pub mod import {
     pub use super::import_minindn::minindn_conf;
     pub use super::import_ndnsim::ndnsim_topology;
+    pub use super::import_toml::compact_toml;
 }
 
 /// Load a scenario from TOML text. `file` names the origin in errors and gives the default

@@ -168,6 +168,10 @@ pub struct RecordSpec {
     /// `"R1->R2"` (the face of R1 toward R2).
     #[serde(default)]
     pub faces: FaceSelection,
+    /// A pcapng packet trace of chosen faces (see `trace`); off unless given. The front decides
+    /// where the file goes (`trace.pcapng` in the run's folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<crate::trace::PcapSpec>,
 }
 
 fn default_interval() -> Duration {
@@ -180,7 +184,7 @@ pub(crate) fn default_true() -> bool {
 
 impl Default for RecordSpec {
     fn default() -> Self {
-        RecordSpec { interval: default_interval(), events: true, faces: FaceSelection::All }
+        RecordSpec { interval: default_interval(), events: true, faces: FaceSelection::All, pcap: None }
     }
 }
 

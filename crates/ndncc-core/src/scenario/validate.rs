@@ -37,6 +37,8 @@ const MAX_CS_ENTRIES: u64 = 10_000_000;
 const MAX_SEGMENTS: u64 = 1_000_000_000_000;
 /// The most fixed-interval samples of one series.
 const MAX_SAMPLES: u64 = 10_000_000;
+/// The most segments a catalogue's objects may span (segment numbers are 64-bit).
+const MAX_NAMED_SEGMENTS: u64 = 1 << 62;
 
 fn fail(key: impl Into<String>, message: impl Into<String>) -> Check {
     Err(Invalid::new(key, message))
@@ -239,12 +241,59 @@ impl Scenario {
         if let Some(stop) = c.stop {
             check::time(&join(key, "stop"), stop.get(), false)?;
         }
-        check::packet_bytes(&join(key, "interest_size"), c.interest_size.0, 1)?;
+        if let Some(size) = c.interest_size {
+            check::packet_bytes(&join(key, "interest_size"), size.0, 1)?;
+        }
         check::time(&join(key, "lifetime"), c.lifetime.get(), false)?;
         check::time(&join(key, "timeout_check"), c.timeout_check.get(), true)?;
         check::count(&join(key, "interest_bucket"), c.interest_bucket as u64, 1, MAX_QUEUE_PACKETS)?;
+        self.check_randomness(key, c)?;
         self.check_reachable(key, c, parts)?;
         self.check_not_answered_in_zero_time(key, c)
+    }
+
+    /// Start jitter, arrivals and catalogue.
+    fn check_randomness(&self, key: &str, c: &ConsumerSpec) -> Check {
+        let jitter = c.start_jitter.get();
+        check::time(&join(key, "start_jitter"), jitter, true)?;
+        if jitter > SimDuration::ZERO {
+            // The latest possible start, `start + start_jitter` (exclusive), must come in time.
+            let latest = Duration(c.start.get() + jitter);
+            let duration = self.simulation.duration;
+            if latest > duration {
+                return fail(
+                    join(key, "start_jitter"),
+                    format!("start + start_jitter ({latest}) lies beyond the end of the simulation ({duration})"),
+                );
+            }
+            if let Some(stop) = c.stop.filter(|s| latest > *s) {
+                return fail(
+                    join(key, "start_jitter"),
+                    format!("start + start_jitter ({latest}) lies beyond stop ({stop})"),
+                );
+            }
+        }
+        if let Some(a) = &c.arrivals {
+            a.validate().map_err(|e| e.under(&join(key, "arrivals")))?;
+        }
+        let Some(k) = &c.catalogue else { return Ok(()) };
+        if c.arrivals.is_none() {
+            return fail(
+                join(key, "catalogue"),
+                "a catalogue says which object each request asks for: give `arrivals` too, e.g. \
+                 arrivals = { type = \"poisson\", rate = 10.0 }",
+            );
+        }
+        k.validate().map_err(|e| e.under(&join(key, "catalogue")))?;
+        // Object k is segments k·S … k·S + S − 1: the last one must have a segment number.
+        let size = c.segments.unwrap_or(1);
+        if k.objects.checked_mul(size).is_none_or(|n| n > MAX_NAMED_SEGMENTS) {
+            return fail(
+                join(&join(key, "catalogue"), "objects"),
+                format!("{} objects of {size} segments need more than {MAX_NAMED_SEGMENTS} segment numbers", k.objects),
+            );
+        }
+        Ok(())
     }
 
     /// A consumer on the node of the producer that answers it, with no processing delay, would
@@ -423,10 +472,21 @@ impl Scenario {
                 );
             }
         }
+        if let Some(pcap) = &self.record.pcap {
+            pcap.validate().map_err(|e| e.under("record.pcap"))?;
+            if let FaceSelection::List(faces) = &pcap.faces {
+                self.check_face_list("record.pcap.faces", faces)?;
+            }
+        }
         let FaceSelection::List(faces) = &self.record.faces else { return Ok(()) };
+        self.check_face_list("record.faces", faces)
+    }
+
+    /// Every name in `faces` is a face "A->B" of a link, listed once.
+    fn check_face_list(&self, list_key: &str, faces: &[String]) -> Check {
         let mut seen = BTreeSet::new();
         for (i, f) in faces.iter().enumerate() {
-            let key = index("record.faces", i);
+            let key = index(list_key, i);
             let Some((a, b)) = split_face(f) else {
                 return fail(key, format!("'{f}' is not a face name: write \"A->B\" for the face of A toward B"));
             };
@@ -466,13 +526,21 @@ fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
     if let Some(ls) = &l.link_service {
         ls.validate().map_err(|e| e.under(&join(key, "link_service")))?;
     }
+    if let Some(d) = &l.drawn.bandwidth {
+        d.validate().map_err(|e| e.under(&join(key, "bandwidth")))?;
+    }
+    if let Some(d) = &l.drawn.delay {
+        d.validate().map_err(|e| e.under(&join(key, "delay")))?;
+    }
     check::count(&join(key, "underlay_queue"), l.underlay_queue as u64, 1, MAX_QUEUE_PACKETS)?;
     check::time(&join(key, "delay"), l.delay.get(), true)
 }
 
 fn check_producer(key: &str, p: &ProducerSpec) -> Check {
     check::packet_bytes(&join(key, "payload"), p.payload.0, 1)?;
-    check::packet_bytes(&join(key, "overhead"), p.overhead.0, 0)?;
+    if let Some(overhead) = p.overhead {
+        check::packet_bytes(&join(key, "overhead"), overhead.0, 0)?;
+    }
     check::time(&join(key, "freshness"), p.freshness.get(), true)?;
     check::time(&join(key, "processing_delay"), p.processing_delay.get(), true)
 }

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
-use crate::app::consumer;
+use crate::app::consumer::{self, ObjectParams};
 use crate::app::tcp::{TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams};
 use crate::app::udp::{CbrParams, CbrSource, UdpSink};
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
@@ -382,10 +382,17 @@ impl WorldBuilder {
     pub fn add_consumer_with(&mut self, name: &str, spec: &ConsumerSpec, ctl: Controller) -> Result<AppId, String> {
         let node = self.node_named(&format!("app {name}"), &spec.node)?;
         let prefix = self.names.intern(&spec.prefix);
-        let params = ConsumerParams::from_spec(name, spec, prefix, self.payload_for(&spec.prefix));
+        let payload = self.payload_for(&spec.prefix);
+        let mut params = ConsumerParams::from_spec(name, spec, prefix, payload);
+        params.objects = ObjectParams::from_spec(name, spec, payload, self.seed);
         let rng = stream(self.seed, &format!("app:{name}"));
         let app = consumer::build(params, ctl, rng, &mut self.recorder);
-        let start = SimTime::ZERO + spec.start.get();
+        // The jitter has a stream of its own, so it moves no other draw of the consumer.
+        let jitter = match spec.start_jitter.get().nanos() {
+            0 => SimDuration::ZERO,
+            j => SimDuration(crate::rng::below(&mut stream(self.seed, &format!("app:{name}:start")), j)),
+        };
+        let start = SimTime::ZERO + spec.start.get() + jitter;
         let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
         Ok(self.add_app(name, node, app, start, stop).0)
     }
@@ -637,6 +644,7 @@ impl WorldBuilder {
             work: VecDeque::new(),
             app_out: Vec::new(),
             actions: Vec::new(),
+            probes: Default::default(),
             tap_observer: None,
             last_actor: super::Actor::None,
             stalled: None,

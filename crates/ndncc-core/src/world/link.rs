@@ -37,6 +37,7 @@ impl World {
     }
 
     fn deliver_to_app(&mut self, app: AppId, packet: Packet) {
+        self.probes.on_deliver(app, &packet);
         self.call_app(app, |a, ctx| a.on_packet(ctx, &packet));
     }
 
@@ -122,6 +123,7 @@ impl World {
                 DropCause::Underlay => c.drops_underlay += 1,
             },
             TapPoint::Transmit => {
+                self.probes.on_transmit(face, self.queue.now(), packet);
                 c.packets_sent += 1;
                 c.bytes_sent += packet.size as u64;
                 match packet.header {
@@ -189,8 +191,11 @@ impl World {
         self.kick_shaper(face);
     }
 
-    fn enqueue_for_tx(&mut self, face: FaceId, packet: Packet) {
+    fn enqueue_for_tx(&mut self, face: FaceId, mut packet: Packet) {
         let now = self.now();
+        // Stamped here as well as by the built-in disciplines, so sojourn times are right
+        // behind a plug-in queue that does not stamp.
+        packet.enqueued_at = now;
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         if eg.queue.enqueue(packet, now) == Verdict::Dropped {

@@ -11,10 +11,12 @@ mod ip;
 mod link;
 mod mcast;
 mod ndn;
+mod probe;
 
 use std::collections::VecDeque;
 
 pub use builder::{LinkParams, WorldBuilder};
+pub use probe::{jain_index, FlowKey};
 
 use crate::app::{AppCtx, Application, Conservation};
 use crate::event_queue::EventQueue;
@@ -211,6 +213,8 @@ pub struct World {
     /// Scratch buffers reused on the hot path.
     app_out: Vec<Packet>,
     actions: Vec<NodeAction>,
+    /// Sojourn times per face and the flows each face carried, for the summary.
+    probes: probe::Probes,
     /// Observer of every packet event (traces, tests); `None` costs one branch per event.
     tap_observer: Option<Box<dyn crate::tap::PacketTap>>,
     /// The component that acted last (named when the run stalls).
@@ -395,7 +399,7 @@ impl World {
         let mut out = std::mem::take(&mut self.app_out);
         let requested = {
             let slot = &mut self.apps[app.idx()];
-            let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder);
+            let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder).with_names(&self.names);
             f(slot.app.as_mut(), &mut ctx);
             ctx.requested_wake()
         };
@@ -676,6 +680,7 @@ impl World {
                 row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), "ratio");
             }
         }
+        self.probes.face_rows(&self.faces, &self.apps, &mut out);
         for n in &self.nodes {
             let c = &n.counters;
             let mut row = |m: &str, v: f64| out.push(SummaryRow::new(&n.name, "node", m, v, "packets"));

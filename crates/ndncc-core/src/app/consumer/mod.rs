@@ -15,11 +15,16 @@
 //! 000's coarse-clock consumer, with its policer and smoothing). A consumer with timer rules of
 //! its own is a third file over the same core.
 //!
+//! A consumer with `arrivals` fetches objects instead of one run of segments: requests arrive
+//! open-loop and each asks for a whole object; the core then numbers its requests 0, 1, 2, … in
+//! sending order, and `objects.rs` maps each number to the segment on the wire and back.
+//!
 //! A Data that arrives after its Interest was given up (timed out with retransmission off, or
 //! out of retransmissions) is still delivered: it counts in `data_received` and `late_data`,
 //! and a rate controller sees it (a MIRCC stamp in it is as valid as any).
 
 mod inflight;
+mod objects;
 mod rate;
 mod window;
 
@@ -29,18 +34,22 @@ use rand::Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use inflight::{InFlight, Outstanding};
+pub use objects::ObjectParams;
 pub use rate::RateConsumer;
 pub use window::WindowConsumer;
 
 use super::{AppCtx, Application, Conservation};
 use crate::cc::{DataEvent, LossEvent, NackAction, RateControl, SentEvent, WindowControl};
+use crate::histogram::{Histogram, RTT_PERCENTILES};
 use crate::ids::NameId;
+use crate::names::components;
 use crate::packet::{NackReason, Name, Packet};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::rtt::{Backoff, RttConfig, RttEstimator};
 use crate::scenario::ConsumerSpec;
 use crate::time::{SimDuration, SimTime};
+use crate::wire::ndn::{interest_wire_size, wire_u32};
 
 /// A consumer's settings, resolved from its [`ConsumerSpec`] (the one place their defaults
 /// live) and from the world it runs in.
@@ -48,8 +57,11 @@ use crate::time::{SimDuration, SimTime};
 pub struct ConsumerParams {
     pub name: String,
     pub prefix: NameId,
-    /// Interest size on the wire [bytes].
+    /// Interest size on the wire [bytes]: the scenario's, or the encoded size of segment 0.
     pub interest_size: u32,
+    /// Interest sizes are their real encoding (no `interest_size` given): each Interest's size
+    /// is computed from its name and segment number.
+    pub encoded_size: bool,
     /// Payload of each Data [bytes] (goodput accounting).
     pub payload: u32,
     pub lifetime: SimDuration,
@@ -67,18 +79,28 @@ pub struct ConsumerParams {
     pub interest_bucket: usize,
     /// Rate consumers: release due Interests on Data/NACK arrival too (seed 000's smoothing).
     pub smoothing: bool,
+    /// Open-loop object fetching (`arrivals`); `None` fetches one stream of segments.
+    pub objects: Option<ObjectParams>,
 }
 
 impl ConsumerParams {
     /// The settings of consumer `name` as `spec` gives them, fetching `prefix` whose producer's
     /// Data carry `payload` bytes. `segments` comes from `spec.segments`, else from
-    /// `spec.file_size` / `payload`.
+    /// `spec.file_size` / `payload`; with `arrivals` these give the size of each object instead,
+    /// and `objects` is left for the caller to fill ([`ObjectParams::from_spec`]).
     pub fn from_spec(name: &str, spec: &ConsumerSpec, prefix: NameId, payload: u32) -> ConsumerParams {
-        let segments = spec.segments.or_else(|| spec.file_size.map(|f| f.0.div_ceil(u64::from(payload.max(1)))));
+        let segments = match spec.arrivals {
+            Some(_) => None,
+            None => spec.segments.or_else(|| spec.file_size.map(|f| f.0.div_ceil(u64::from(payload.max(1))))),
+        };
         ConsumerParams {
             name: name.to_owned(),
             prefix,
-            interest_size: u32::try_from(spec.interest_size.0).unwrap_or(u32::MAX),
+            interest_size: match spec.interest_size {
+                Some(size) => u32::try_from(size.0).unwrap_or(u32::MAX),
+                None => wire_u32(interest_wire_size(&components(&spec.prefix), 0, spec.lifetime.get().nanos())),
+            },
+            encoded_size: spec.interest_size.is_none(),
             payload,
             lifetime: spec.lifetime.get(),
             retransmit: spec.retransmit,
@@ -89,6 +111,7 @@ impl ConsumerParams {
             rtt: spec.rtt,
             interest_bucket: spec.interest_bucket,
             smoothing: spec.smoothing,
+            objects: None,
         }
     }
 }
@@ -233,6 +256,8 @@ pub(crate) struct ConsumerCore {
     pub highest_received: Option<u64>,
     /// Smallest RTT sample so far (Interests sent once only).
     min_rtt: Option<SimDuration>,
+    /// Every RTT sample, for the summary's percentiles.
+    rtt_hist: Histogram,
     order: u64,
     pub sending: bool,
     pub next_check: SimTime,
@@ -241,11 +266,14 @@ pub(crate) struct ConsumerCore {
     pub started_at: Option<SimTime>,
     pub stopped_at: Option<SimTime>,
     pub completed_at: Option<SimTime>,
+    /// Object fetching: the requests, and the map between request numbers and segments.
+    objects: Option<objects::Objects>,
 }
 
 impl ConsumerCore {
-    pub fn new(p: ConsumerParams, rng: SimRng, rec: &mut Recorder, track_holes: bool) -> ConsumerCore {
+    pub fn new(mut p: ConsumerParams, rng: SimRng, rec: &mut Recorder, track_holes: bool) -> ConsumerCore {
         let me = rec.entity(&p.name);
+        let objects = p.objects.take().map(|o| objects::Objects::new(o, rec));
         let mut m = |n: &str| rec.metric(n);
         let ids = Ids {
             me,
@@ -282,6 +310,7 @@ impl ConsumerCore {
             next_seq: 0,
             highest_received: None,
             min_rtt: None,
+            rtt_hist: Histogram::new(),
             order: 0,
             sending: false,
             next_check: SimTime::ZERO,
@@ -290,6 +319,7 @@ impl ConsumerCore {
             started_at: None,
             stopped_at: None,
             completed_at: None,
+            objects,
         }
     }
 
@@ -297,6 +327,50 @@ impl ConsumerCore {
         self.sending = true;
         self.started_at = Some(now);
         self.next_check = now + self.p.timeout_check;
+        if let Some(o) = &mut self.objects {
+            o.start(now);
+        }
+    }
+
+    /// Object fetching: take in the requests that have arrived by `now` (none once stopped).
+    pub fn admit_arrivals(&mut self, now: SimTime) {
+        if let Some(o) = self.objects.as_mut().filter(|_| self.sending) {
+            o.admit(now);
+        }
+    }
+
+    /// Object fetching: ask to be woken when the next request arrives.
+    pub fn request_arrival_wake(&self, ctx: &mut AppCtx) {
+        if let Some(at) = self.objects.as_ref().filter(|_| self.sending).and_then(|o| o.next_arrival()) {
+            ctx.wake_at(at.max(ctx.now));
+        }
+    }
+
+    /// An object-fetching consumer with nothing to ask for (a rate consumer then banks at most
+    /// one Interest of credit).
+    pub fn is_idle_fetcher(&self) -> bool {
+        self.objects.is_some() && !self.has_something_to_send()
+    }
+
+    /// The request number a Data or NACK for segment `seg` answers: the segment itself, unless
+    /// the consumer fetches objects; `None` for a segment it has no request for.
+    pub fn request_of(&self, seg: u64) -> Option<u64> {
+        match &self.objects {
+            Some(o) => o.request_of(seg),
+            None => Some(seg),
+        }
+    }
+
+    /// The segment on the wire for request number `seq`.
+    fn segment_of(&self, seq: u64) -> u64 {
+        self.objects.as_ref().and_then(|o| o.segment_of(seq)).unwrap_or(seq)
+    }
+
+    /// The Data of request `seq` has been received.
+    fn note_received(&mut self, ctx: &mut AppCtx, seq: u64) {
+        if let Some(o) = &mut self.objects {
+            o.received(ctx.now, seq, ctx.recorder, self.ids.me);
+        }
     }
 
     pub fn stop(&mut self, now: SimTime) {
@@ -321,6 +395,14 @@ impl ConsumerCore {
         if let Some(s) = self.retx_queue.pop_first() {
             return Some((s, true));
         }
+        if let Some(o) = &mut self.objects {
+            // Request numbers count up as a plain consumer's segments do.
+            if !o.issue(self.next_seq) {
+                return None;
+            }
+            self.next_seq += 1;
+            return Some((self.next_seq - 1, false));
+        }
         if self.p.segments.is_some_and(|n| self.next_seq >= n) {
             return None;
         }
@@ -329,7 +411,11 @@ impl ConsumerCore {
     }
 
     pub fn has_something_to_send(&self) -> bool {
-        !self.retx_queue.is_empty() || self.p.segments.is_none_or(|n| self.next_seq < n)
+        !self.retx_queue.is_empty()
+            || match &self.objects {
+                Some(o) => o.has_pending(),
+                None => self.p.segments.is_none_or(|n| self.next_seq < n),
+            }
     }
 
     /// Count one transmission of `seq`; returns how many times it had been sent before.
@@ -352,8 +438,15 @@ impl ConsumerCore {
     pub fn send_interest(&mut self, ctx: &mut AppCtx, seq: u64, is_retx: bool) -> SentEvent {
         let retx = self.count_sent(seq, is_retx);
         let nonce: u32 = self.rng.gen();
-        let name = Name { prefix: self.p.prefix, seg: seq };
-        let pkt = Packet::interest(name, self.p.interest_size, nonce, self.p.lifetime.nanos());
+        let name = Name { prefix: self.p.prefix, seg: self.segment_of(seq) };
+        let lifetime = self.p.lifetime.nanos();
+        let size = match ctx.names {
+            Some(names) if self.p.encoded_size => {
+                wire_u32(interest_wire_size(names.components(name.prefix), name.seg, lifetime))
+            }
+            _ => self.p.interest_size,
+        };
+        let pkt = Packet::interest(name, size, nonce, lifetime);
         let o = Outstanding { sent_at: ctx.now, retx, order: self.order, rto: self.rtt.rto(), hole_reported: false };
         self.order += 1;
         self.inflight.insert(seq, o);
@@ -426,6 +519,9 @@ impl ConsumerCore {
         } else {
             self.c.lost_segments += 1;
             self.given_up.insert(seq);
+            if let Some(o) = &mut self.objects {
+                o.given_up(seq);
+            }
         }
     }
 
@@ -478,17 +574,20 @@ impl ConsumerCore {
                 // Data for a segment that timed out and awaits retransmission: it is received.
                 self.c.data_received += 1;
                 self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
+                self.note_received(ctx, seq);
             } else if self.given_up.remove(&seq) {
                 // Data for a segment given up without retransmission: delivered after all.
                 self.c.data_received += 1;
                 self.c.lost_segments = self.c.lost_segments.saturating_sub(1);
                 self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
+                self.note_received(ctx, seq);
                 return Arrival::GivenUp(self.data_event(ctx.now, pkt, seq, None, marked));
             }
             return Arrival::Late;
         };
         self.c.answered += 1;
         self.c.data_received += 1;
+        self.note_received(ctx, seq);
         if marked {
             self.c.marks += 1;
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.mark, seq as f64);
@@ -507,6 +606,7 @@ impl ConsumerCore {
             self.rtt.add_sample(r);
             self.c.rtt_sum_s += r.as_secs_f64();
             self.c.rtt_samples += 1;
+            self.rtt_hist.record(r);
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.rtt, r.as_secs_f64());
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.rto, self.rtt.rto().as_secs_f64());
         }
@@ -546,6 +646,9 @@ impl ConsumerCore {
             rec.sample(now, me, self.ids.srtt, s.as_secs_f64());
         }
         rec.sample(now, me, self.ids.rto_now, self.rtt.rto().as_secs_f64());
+        if let Some(o) = &self.objects {
+            o.sample(now, rec, me);
+        }
     }
 
     pub fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
@@ -582,6 +685,10 @@ impl ConsumerCore {
         }
         if c.rtt_samples > 0 {
             row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, "ms");
+        }
+        self.rtt_hist.percentile_rows(RTT_PERCENTILES, &mut row);
+        if let Some(o) = &self.objects {
+            o.summary(n, out);
         }
     }
 

@@ -43,6 +43,11 @@ impl RateConsumer {
         if self.core.sending {
             let dt = now.saturating_since(self.credit_at).as_secs_f64();
             self.credit += dt * self.ctl.rate().max(0.0);
+            // Waiting for requests, an object-fetching consumer banks one Interest at most: the
+            // next request starts at once, but a quiet spell does not turn into a burst.
+            if self.core.is_idle_fetcher() {
+                self.credit = self.credit.min(1.0);
+            }
         }
         self.credit_at = now;
     }
@@ -79,6 +84,7 @@ impl RateConsumer {
 
     fn request_wakes(&mut self, ctx: &mut AppCtx) {
         self.core.request_timer_wake(ctx);
+        self.core.request_arrival_wake(ctx);
         // Pacing: when the next whole Interest of credit accrues.
         let rate = self.ctl.rate();
         if self.core.sending && rate > 0.0 && self.core.has_something_to_send() {
@@ -107,6 +113,7 @@ impl Application for RateConsumer {
         // A rate consumer sends its first Interest at once.
         self.credit = 1.0;
         self.accrue(ctx.now);
+        self.core.admit_arrivals(ctx.now);
         self.release_due(ctx);
         self.request_wakes(ctx);
     }
@@ -120,13 +127,17 @@ impl Application for RateConsumer {
         // Credit earned so far accrues at the rate in force before this packet changes it.
         self.accrue(ctx.now);
         let Some(h) = packet.ndn() else { return };
-        match h.kind {
-            NdnKind::Data => self.on_data(ctx, packet, h.name.seg),
-            NdnKind::Nack(r) => {
+        let request = self.core.request_of(h.name.seg);
+        match (h.kind, request) {
+            (NdnKind::Data, Some(seq)) => self.on_data(ctx, packet, seq),
+            // A Data no request is waiting for (an object fetched before) is late.
+            (NdnKind::Data, None) => self.core.c.late_data += 1,
+            (NdnKind::Nack(r), Some(seq)) => {
                 let ctl: &mut dyn Reactions = &mut self.ctl;
-                self.core.on_nack(ctx, packet, h.name.seg, r, ctl);
+                self.core.on_nack(ctx, packet, seq, r, ctl);
             }
-            NdnKind::Interest => return,
+            (NdnKind::Nack(_), None) => {}
+            (NdnKind::Interest, _) => return,
         }
         if self.core.p.smoothing {
             self.release_due(ctx);
@@ -138,6 +149,7 @@ impl Application for RateConsumer {
         let ctl: &mut dyn Reactions = &mut self.ctl;
         self.core.on_timer_wake(ctx, ctl);
         self.accrue(ctx.now);
+        self.core.admit_arrivals(ctx.now);
         self.release_due(ctx);
         self.request_wakes(ctx);
     }

@@ -78,8 +78,10 @@ impl WindowConsumer {
     }
 
     fn after_event(&mut self, ctx: &mut AppCtx) {
+        self.core.admit_arrivals(ctx.now);
         self.pump(ctx);
         self.core.request_timer_wake(ctx);
+        self.core.request_arrival_wake(ctx);
     }
 }
 
@@ -95,13 +97,17 @@ impl Application for WindowConsumer {
 
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
         let Some(h) = packet.ndn() else { return };
-        match h.kind {
-            NdnKind::Data => self.on_data(ctx, packet, h.name.seg),
-            NdnKind::Nack(r) => {
+        let request = self.core.request_of(h.name.seg);
+        match (h.kind, request) {
+            (NdnKind::Data, Some(seq)) => self.on_data(ctx, packet, seq),
+            // A Data no request is waiting for (an object fetched before) is late.
+            (NdnKind::Data, None) => self.core.c.late_data += 1,
+            (NdnKind::Nack(r), Some(seq)) => {
                 let ctl: &mut dyn Reactions = &mut self.ctl;
-                self.core.on_nack(ctx, packet, h.name.seg, r, ctl);
+                self.core.on_nack(ctx, packet, seq, r, ctl);
             }
-            NdnKind::Interest => return,
+            (NdnKind::Nack(_), None) => {}
+            (NdnKind::Interest, _) => return,
         }
         self.after_event(ctx);
     }

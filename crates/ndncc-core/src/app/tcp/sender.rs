@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 
 use crate::app::{AppCtx, Application};
 use crate::cc::tcp::{TcpAck, TcpControl, TcpLoss};
+use crate::histogram::{Histogram, RTT_PERCENTILES};
 use crate::ids::NodeId;
 use crate::packet::{Header, Ip, Packet, Tcp, TcpFlags, Transport};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
@@ -108,6 +109,8 @@ pub struct TcpSender {
     stopped_at: Option<SimTime>,
     completed_at: Option<SimTime>,
     c: Counters,
+    /// Every RTT sample, for the summary's percentiles.
+    rtt_hist: Histogram,
     ids: Ids,
 }
 
@@ -147,6 +150,7 @@ impl TcpSender {
             stopped_at: None,
             completed_at: None,
             c: Counters::default(),
+            rtt_hist: Histogram::new(),
             ids,
         }
     }
@@ -318,6 +322,7 @@ impl TcpSender {
             self.rtt.add_sample(r);
             self.c.rtt_sum_s += r.as_secs_f64();
             self.c.rtt_samples += 1;
+            self.rtt_hist.record(r);
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.rtt, r.as_secs_f64());
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.rto, self.rtt.rto().as_secs_f64());
         }
@@ -413,6 +418,7 @@ impl Application for TcpSender {
         if c.rtt_samples > 0 {
             row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, "ms");
         }
+        self.rtt_hist.percentile_rows(RTT_PERCENTILES, &mut row);
         if c.segments_sent > 0 {
             row("retx_per_segment", c.retransmissions as f64 / c.segments_sent as f64, "ratio");
         }

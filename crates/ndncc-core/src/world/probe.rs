@@ -1,0 +1,233 @@
+//! Probes behind the summary's per-face figures beyond the counters: how long each transmitted
+//! packet waited in its face's queue (sojourn time), and which flows' Data crossed each face,
+//! so that fairness can be told per bottleneck.
+//!
+//! ```text
+//!  app ──Interest──▶ … ──▶ face R1->R2 ──▶ …        a flow: one name prefix (NDN), one pair
+//!  app ◀──Data────── … ◀── face R2->R1 ◀── …        of endpoints (IP), one group (multicast)
+//!   ▲ deliveries name the flow's applications          ▲ transmissions list the flows per face
+//! ```
+//!
+//! A flow's applications are learnt from what is delivered to them: a consumer receives the
+//! Data of its prefix, a TCP sender the ACKs of its connection. Recording costs one histogram
+//! increment per transmission and a short list look-up per Data.
+
+use smallvec::SmallVec;
+
+use super::AppSlot;
+use crate::face::Face;
+use crate::histogram::Histogram;
+use crate::ids::{AppId, FaceId, NameId, NodeId};
+use crate::packet::{Header, McastKind, NdnKind, Packet, Transport};
+use crate::recorder::SummaryRow;
+use crate::time::SimTime;
+
+/// What packets of one flow have in common.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowKey {
+    /// NDN: the name prefix. Consumers fetching the same prefix are one flow on a face.
+    Ndn(NameId),
+    /// IP: the two endpoints (node, port), lower first, so a connection's segments and its
+    /// ACKs have the same key.
+    Ip([(NodeId, u16); 2]),
+    /// Multicast: the group.
+    Mcast(u32),
+}
+
+impl FlowKey {
+    /// The flow `p` belongs to; `None` for link-layer frames.
+    pub fn of(p: &Packet) -> Option<FlowKey> {
+        match &p.header {
+            Header::Ndn(h) => Some(FlowKey::Ndn(h.name.prefix)),
+            Header::Ip(ip) => {
+                let (sp, dp) = match ip.transport {
+                    Transport::Tcp(t) => (t.src_port, t.dst_port),
+                    Transport::Udp(u) => (u.src_port, u.dst_port),
+                };
+                let (a, b) = ((ip.src, sp), (ip.dst, dp));
+                Some(FlowKey::Ip(if a <= b { [a, b] } else { [b, a] }))
+            }
+            Header::Mcast(m) => Some(FlowKey::Mcast(m.group)),
+            Header::LinkAck => None,
+        }
+    }
+}
+
+/// Whether `p` carries a flow's payload: NDN Data, a TCP segment with bytes, a UDP datagram,
+/// multicast Data (not Interests, NACKs, pure ACKs or feedback).
+fn carries_payload(p: &Packet) -> bool {
+    match &p.header {
+        Header::Ndn(h) => h.kind == NdnKind::Data,
+        Header::Ip(ip) => match ip.transport {
+            Transport::Tcp(t) => t.len > 0,
+            Transport::Udp(_) => true,
+        },
+        Header::Mcast(m) => m.kind == McastKind::Data,
+        Header::LinkAck => false,
+    }
+}
+
+/// A short list of distinct flow keys, with the last one added checked first.
+#[derive(Clone, Debug, Default)]
+struct KeySet {
+    keys: SmallVec<[FlowKey; 2]>,
+}
+
+impl KeySet {
+    #[inline]
+    fn add(&mut self, k: FlowKey) {
+        if self.keys.last() != Some(&k) && !self.keys.contains(&k) {
+            self.keys.push(k);
+        }
+    }
+    fn contains(&self, k: &FlowKey) -> bool {
+        self.keys.contains(k)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct FaceProbe {
+    /// Time from entering the queue discipline to the start of transmission, per packet sent.
+    sojourn: Histogram,
+    /// Flows whose payload this face transmitted.
+    data_flows: KeySet,
+}
+
+/// The probes of every face and application of a world.
+#[derive(Clone, Debug, Default)]
+pub struct Probes {
+    faces: Vec<FaceProbe>,
+    /// Flows delivered to each application.
+    owners: Vec<KeySet>,
+}
+
+/// The sojourn rows of a face: (metric, quantile); `None` is the mean.
+const SOJOURN_ROWS: [(&str, Option<f64>); 4] = [
+    ("sojourn_mean_ms", None),
+    ("sojourn_p50_ms", Some(0.50)),
+    ("sojourn_p95_ms", Some(0.95)),
+    ("sojourn_p99_ms", Some(0.99)),
+];
+
+/// Jain's fairness index (Σx)² / (n·Σx²) of `xs`: 1 when all are equal, 1/n when one has
+/// everything; `None` for fewer than two values or a zero total.
+pub fn jain_index(xs: &[f64]) -> Option<f64> {
+    let total: f64 = xs.iter().sum();
+    let squares: f64 = xs.iter().map(|x| x * x).sum();
+    (xs.len() >= 2 && total > 0.0).then(|| total * total / (xs.len() as f64 * squares))
+}
+
+impl Probes {
+    /// A packet of `face` starts its transmission at `now`.
+    #[inline]
+    pub(super) fn on_transmit(&mut self, face: FaceId, now: SimTime, p: &Packet) {
+        if self.faces.len() <= face.idx() {
+            self.faces.resize_with(face.idx() + 1, FaceProbe::default);
+        }
+        let probe = &mut self.faces[face.idx()];
+        probe.sojourn.record(now.saturating_since(p.enqueued_at));
+        if carries_payload(p) {
+            if let Some(k) = FlowKey::of(p) {
+                probe.data_flows.add(k);
+            }
+        }
+    }
+
+    /// `p` is delivered to application `app`: the app takes part in the packet's flow.
+    #[inline]
+    pub(super) fn on_deliver(&mut self, app: AppId, p: &Packet) {
+        let Some(k) = FlowKey::of(p) else { return };
+        if self.owners.len() <= app.idx() {
+            self.owners.resize_with(app.idx() + 1, KeySet::default);
+        }
+        self.owners[app.idx()].add(k);
+    }
+
+    /// The sojourn rows of every face that transmitted packets, and Jain's index on every face
+    /// the Data of two or more flows with a throughput crossed. Throughputs are read from the
+    /// application rows already in `out` (consumers' and TCP senders' `throughput_kbps`).
+    pub(super) fn face_rows(&self, faces: &[Face], apps: &[AppSlot], out: &mut Vec<SummaryRow>) {
+        let throughput = |name: &str| {
+            out.iter()
+                .find(|r| {
+                    r.entity == name && (r.kind == "consumer" || r.kind == "tcp") && r.metric == "throughput_kbps"
+                })
+                .map(|r| r.value)
+        };
+        let mut rows = Vec::new();
+        for (f, probe) in faces.iter().zip(&self.faces) {
+            if probe.sojourn.is_empty() {
+                continue;
+            }
+            for (metric, q) in SOJOURN_ROWS {
+                let s = match q {
+                    None => probe.sojourn.mean_s(),
+                    Some(q) => probe.sojourn.quantile_s(q),
+                };
+                if let Some(s) = s {
+                    rows.push(SummaryRow::new(&f.name, "face", metric, s * 1e3, "ms"));
+                }
+            }
+            // The applications taking part in the flows this face carried Data of, in app order.
+            let shares: Vec<f64> = apps
+                .iter()
+                .filter(|a| {
+                    self.owners.get(a.id.idx()).is_some_and(|own| probe.data_flows.keys.iter().any(|k| own.contains(k)))
+                })
+                .filter_map(|a| throughput(&a.name))
+                .collect();
+            if let Some(j) = jain_index(&shares) {
+                rows.push(SummaryRow::new(&f.name, "face", "jain_index", j, "ratio"));
+                rows.push(SummaryRow::new(&f.name, "face", "jain_flows", shares.len() as f64, "flows"));
+            }
+        }
+        out.extend(rows);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Ip, Name, Tcp, TcpFlags};
+
+    fn tcp(src: u32, dst: u32, sp: u16, dp: u16, len: u32) -> Packet {
+        let t = Tcp { src_port: sp, dst_port: dp, seq: 0, ack: 0, flags: TcpFlags::ACK, window: 0, len };
+        let ip = Ip { src: NodeId(src), dst: NodeId(dst), ecn_capable: false, transport: Transport::Tcp(t) };
+        Packet::new(Header::Ip(ip), 40 + len)
+    }
+
+    #[test]
+    fn a_connection_and_its_acks_are_one_flow_and_only_segments_with_bytes_are_payload() {
+        let seg = tcp(1, 2, 5000, 80, 1000);
+        let ack = tcp(2, 1, 80, 5000, 0);
+        assert_eq!(FlowKey::of(&seg), FlowKey::of(&ack));
+        assert_ne!(FlowKey::of(&seg), FlowKey::of(&tcp(1, 2, 5001, 80, 1000)));
+        assert!(carries_payload(&seg) && !carries_payload(&ack));
+        let interest = Packet::interest(Name { prefix: NameId(3), seg: 9 }, 40, 1, 0);
+        let data = Packet::data_for(interest.ndn().unwrap(), 1000);
+        assert_eq!(FlowKey::of(&interest), Some(FlowKey::Ndn(NameId(3))));
+        assert!(carries_payload(&data) && !carries_payload(&interest));
+    }
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_when_one_flow_has_everything() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), Some(1.0));
+        assert_eq!(jain_index(&[9.0, 0.0, 0.0]), Some(1.0 / 3.0));
+        // (1 + 3)² / (2 · (1 + 9)) = 0.8
+        assert_eq!(jain_index(&[1.0, 3.0]), Some(0.8));
+        assert_eq!(jain_index(&[4.0]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn sojourn_is_measured_from_entering_the_queue_to_the_start_of_transmission() {
+        let mut probes = Probes::default();
+        let mut p = Packet::interest(Name { prefix: NameId(0), seg: 0 }, 40, 1, 0);
+        p.enqueued_at = SimTime(1_000_000);
+        probes.on_transmit(FaceId(1), SimTime(4_000_000), &p);
+        probes.on_transmit(FaceId(1), SimTime(1_000_000), &p);
+        let h = &probes.faces[1].sojourn;
+        assert_eq!((h.len(), h.mean_s(), h.max_s()), (2, Some(0.0015), Some(0.003)));
+        assert!(probes.faces[0].sojourn.is_empty());
+    }
+}
