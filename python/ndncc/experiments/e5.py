@@ -302,7 +302,7 @@ HEADLINE = (
 
 @register(
     "e5",
-    "PCON: multipath forwarding, PCON vs ICP (seed 004, ACM ICN 2016)",
+    "PCON: multipath, PCON vs ICP, caching, IP overlay and wireless (seed 004, ACM ICN 2016)",
     headline=HEADLINE,
     flows=(*UPSTREAM, *CONSUMERS, "all", "R2->R1"),
 )
