@@ -45,6 +45,7 @@ pub struct Histogram {
 
 /// The bucket of `v`: its own below 2·SUB; above, (power of two, top SUB_BITS bits below the
 /// leading one).
+#[inline]
 fn bucket(v: u64) -> usize {
     if v < 2 * SUB {
         return v as usize;
@@ -55,6 +56,7 @@ fn bucket(v: u64) -> usize {
 }
 
 /// The lower bound and width of bucket `i`.
+#[inline]
 fn bounds(i: usize) -> (u64, u64) {
     let i = i as u64;
     if i < 2 * SUB {
@@ -69,23 +71,19 @@ impl Histogram {
         Histogram::default()
     }
 
+    /// Add one sample. Always inline: faces record one per packet they send; growing the
+    /// bucket range is the rare case, kept out of line.
+    #[inline(always)]
     pub fn record(&mut self, d: SimDuration) {
         let v = d.nanos();
         if v == 0 {
             self.zeros += 1;
         } else {
             let b = bucket(v);
-            if self.buckets.is_empty() {
-                self.first = b;
-            } else if b < self.first {
-                // A new smallest value: room below (rare once the range is known).
-                self.buckets.splice(0..0, std::iter::repeat_n((0, 0.0), self.first - b));
-                self.first = b;
-            }
-            let i = b - self.first;
-            if i >= self.buckets.len() {
-                self.buckets.resize(i + 1, (0, 0.0));
-            }
+            let i = match b.checked_sub(self.first) {
+                Some(i) if i < self.buckets.len() => i,
+                _ => self.make_room(b),
+            };
             let slot = &mut self.buckets[i];
             slot.0 += 1;
             slot.1 += (v - bounds(b).0) as f64;
@@ -96,6 +94,23 @@ impl Histogram {
         self.max_ns = self.max_ns.max(v);
         self.n += 1;
         self.sum_ns += u128::from(v);
+    }
+
+    /// Extend `buckets` to cover bucket `b`; its index in `buckets`.
+    #[cold]
+    fn make_room(&mut self, b: usize) -> usize {
+        if self.buckets.is_empty() {
+            self.first = b;
+        } else if b < self.first {
+            // A new smallest value: room below (rare once the range is known).
+            self.buckets.splice(0..0, std::iter::repeat_n((0, 0.0), self.first - b));
+            self.first = b;
+        }
+        let i = b - self.first;
+        if i >= self.buckets.len() {
+            self.buckets.resize(i + 1, (0, 0.0));
+        }
+        i
     }
 
     /// Samples recorded.

@@ -123,7 +123,6 @@ impl World {
                 DropCause::Underlay => c.drops_underlay += 1,
             },
             TapPoint::Transmit => {
-                self.probes.on_transmit(face, self.queue.now(), packet);
                 c.packets_sent += 1;
                 c.bytes_sent += packet.size as u64;
                 match packet.header {
@@ -258,6 +257,8 @@ impl World {
             self.call_link_service(face, |s, ctx| s.on_transmit(ctx, &mut p));
         }
         self.tap(face, TapPoint::Transmit, &p);
+        // Here rather than in `tap`, which every packet event passes and which stays lean.
+        self.probes.on_transmit(face, now, &p);
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         let end = now + SimDuration::transmission(p.size as u64, eg.bandwidth_bps);

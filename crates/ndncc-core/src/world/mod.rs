@@ -272,6 +272,7 @@ impl World {
         self.tap_observer = Some(tap);
     }
 
+    #[inline]
     fn schedule(&mut self, t: SimTime, e: Event) {
         self.queue.schedule(t, e);
     }

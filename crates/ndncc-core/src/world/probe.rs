@@ -10,8 +10,9 @@
 //!
 //! A flow's applications are learnt from what is delivered to them: a consumer receives the
 //! Data of its prefix, a TCP sender the ACKs of its connection. Recording costs one histogram
-//! increment per transmission and a short list look-up per Data.
+//! increment per transmission and a flow-set look-up per Data.
 
+use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 use super::AppSlot;
@@ -67,21 +68,47 @@ fn carries_payload(p: &Packet) -> bool {
     }
 }
 
-/// A short list of distinct flow keys, with the last one added checked first.
+/// Keys up to which a `KeySet` is searched by scanning its list; beyond, through a hash set.
+const SCANNED_KEYS: usize = 8;
+
+/// A set of distinct flow keys, with the last one added checked first. A face that carries
+/// many flows (a bottleneck) adds one for every packet, so past a few keys the look-up is
+/// hashed rather than a scan of them all.
 #[derive(Clone, Debug, Default)]
 struct KeySet {
+    /// The keys, in the order first added.
     keys: SmallVec<[FlowKey; 2]>,
+    /// The same keys once there are more than `SCANNED_KEYS`; empty before.
+    index: FxHashSet<FlowKey>,
 }
 
 impl KeySet {
-    #[inline]
+    /// Inline: the common case, a packet of the flow just seen, is one compare.
+    #[inline(always)]
     fn add(&mut self, k: FlowKey) {
-        if self.keys.last() != Some(&k) && !self.keys.contains(&k) {
+        if self.keys.last() != Some(&k) {
+            self.add_other(k);
+        }
+    }
+    #[inline(never)]
+    fn add_other(&mut self, k: FlowKey) {
+        if self.index.is_empty() {
+            if !self.keys.contains(&k) {
+                self.keys.push(k);
+                if self.keys.len() > SCANNED_KEYS {
+                    self.index.extend(self.keys.iter().copied());
+                }
+            }
+        } else if self.index.insert(k) {
             self.keys.push(k);
         }
     }
     fn contains(&self, k: &FlowKey) -> bool {
-        self.keys.contains(k)
+        if self.index.is_empty() {
+            self.keys.contains(k)
+        } else {
+            self.index.contains(k)
+        }
     }
 }
 
@@ -207,6 +234,28 @@ mod tests {
         let data = Packet::data_for(interest.ndn().unwrap(), 1000);
         assert_eq!(FlowKey::of(&interest), Some(FlowKey::Ndn(NameId(3))));
         assert!(carries_payload(&data) && !carries_payload(&interest));
+    }
+
+    #[test]
+    fn a_key_set_keeps_each_flow_once_and_finds_it_whether_scanned_or_hashed() {
+        let mut set = KeySet::default();
+        let key = |i: u32| FlowKey::Ndn(NameId(i));
+        for round in 0..2 {
+            for i in 0..20 {
+                set.add(key(i));
+                set.add(key(i));
+                // Before the set grows past the scanned keys, and after.
+                if round == 0 && i == 3 {
+                    assert!(set.index.is_empty());
+                    assert!((0..4).all(|j| set.contains(&key(j))) && !set.contains(&key(4)));
+                }
+            }
+        }
+        assert_eq!(set.keys.len(), 20);
+        assert_eq!(set.index.len(), 20);
+        assert!((0..20).all(|i| set.contains(&key(i))));
+        assert!(!set.contains(&key(20)) && !set.contains(&FlowKey::Mcast(0)));
+        assert_eq!(set.keys[..3], [key(0), key(1), key(2)]);
     }
 
     #[test]

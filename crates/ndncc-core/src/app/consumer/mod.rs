@@ -42,7 +42,7 @@ use super::{AppCtx, Application, Conservation};
 use crate::cc::{DataEvent, LossEvent, NackAction, RateControl, SentEvent, WindowControl};
 use crate::histogram::{Histogram, RTT_PERCENTILES};
 use crate::ids::NameId;
-use crate::names::components;
+use crate::names::{components, NameTable};
 use crate::packet::{NackReason, Name, Packet};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
 use crate::rng::SimRng;
@@ -50,6 +50,7 @@ use crate::rtt::{Backoff, RttConfig, RttEstimator};
 use crate::scenario::ConsumerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{interest_wire_size, wire_u32};
+use crate::wire::tlv::nonneg_len;
 
 /// A consumer's settings, resolved from its [`ConsumerSpec`] (the one place their defaults
 /// live) and from the world it runs in.
@@ -268,6 +269,10 @@ pub(crate) struct ConsumerCore {
     pub completed_at: Option<SimTime>,
     /// Object fetching: the requests, and the map between request numbers and segments.
     objects: Option<objects::Objects>,
+    /// Encoded Interest sizes, by the byte width of the segment number (1, 2, 4 or 8 bytes);
+    /// 0 until first needed. The name prefix and lifetime are fixed, so the size depends on
+    /// the segment number only through that width.
+    encoded_sizes: [u32; 4],
 }
 
 impl ConsumerCore {
@@ -320,6 +325,7 @@ impl ConsumerCore {
             stopped_at: None,
             completed_at: None,
             objects,
+            encoded_sizes: [0; 4],
         }
     }
 
@@ -441,9 +447,7 @@ impl ConsumerCore {
         let name = Name { prefix: self.p.prefix, seg: self.segment_of(seq) };
         let lifetime = self.p.lifetime.nanos();
         let size = match ctx.names {
-            Some(names) if self.p.encoded_size => {
-                wire_u32(interest_wire_size(names.components(name.prefix), name.seg, lifetime))
-            }
+            Some(names) if self.p.encoded_size => self.encoded_interest_size(names, name.seg),
             _ => self.p.interest_size,
         };
         let pkt = Packet::interest(name, size, nonce, lifetime);
@@ -452,6 +456,17 @@ impl ConsumerCore {
         self.inflight.insert(seq, o);
         ctx.send(pkt);
         SentEvent { now: ctx.now, seq, retransmission: retx > 0, in_flight: self.inflight.len() as u32 }
+    }
+
+    /// The encoded size of this consumer's Interest for segment `seg`, worked out once per
+    /// segment-number width rather than per Interest.
+    fn encoded_interest_size(&mut self, names: &NameTable, seg: u64) -> u32 {
+        let slot = &mut self.encoded_sizes[nonneg_len(seg).trailing_zeros() as usize];
+        if *slot == 0 {
+            let lifetime = self.p.lifetime.nanos();
+            *slot = wire_u32(interest_wire_size(names.components(self.p.prefix), seg, lifetime));
+        }
+        *slot
     }
 
     /// Ask for the retransmission timer's next wake-up.
