@@ -166,9 +166,9 @@ fn value(w: &World, entity: &str, metric: &str) -> f64 {
 fn face_mean(w: &World, face: &str, metric: &str) -> f64 {
     let rec = &w.recorder;
     let (names, metrics) = (rec.entity_names(), rec.metric_names());
-    let values: Vec<f64> = (0..rec.faces.len())
-        .filter(|&i| names[rec.faces.entity[i] as usize] == face && metrics[rec.faces.metric[i] as usize] == metric)
-        .map(|i| rec.faces.value[i])
+    let values: Vec<f64> = (rec.faces.rows())
+        .filter(|r| names[r.1 as usize] == face && metrics[r.2 as usize] == metric)
+        .map(|r| r.3)
         .collect();
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }

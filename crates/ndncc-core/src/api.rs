@@ -46,14 +46,8 @@ pub struct LongTable {
 
 impl LongTable {
     fn from_columns(c: Columns, entities: &[String], metrics: &[String]) -> LongTable {
-        LongTable {
-            t: c.t.iter().map(|ns| *ns as f64 / 1e9).collect(),
-            entity: c.entity,
-            metric: c.metric,
-            value: c.value,
-            entities: entities.to_vec(),
-            metrics: metrics.to_vec(),
-        }
+        let (t, entity, metric, value) = c.into_columns_with(|ns| ns as f64 / 1e9);
+        LongTable { t, entity, metric, value, entities: entities.to_vec(), metrics: metrics.to_vec() }
     }
     pub fn len(&self) -> usize {
         self.t.len()

@@ -183,8 +183,7 @@ fn sent_at(w: &World, entity: &str, t: f64) -> f64 {
     let e = rec.entity_names().iter().position(|n| n == entity).unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "interests_sent").unwrap() as u32;
     let at = SimTime::from_secs_f64(t).0;
-    let s = &rec.series;
-    (0..s.len()).find(|&i| s.t[i] == at && s.entity[i] == e && s.metric[i] == m).map_or(f64::NAN, |i| s.value[i])
+    rec.series.rows().find(|r| r.0 == at && r.1 == e && r.2 == m).map_or(f64::NAN, |r| r.3)
 }
 
 fn mean_rate(w: &World, entity: &str, from: f64, to: f64) -> f64 {
@@ -275,7 +274,7 @@ fn an_e1_run_is_repeatable_and_records_the_routers_rates() {
     let columns = || {
         let mut w = e1_world(Scheme::Mircc { beta: None }, 250, true);
         w.run(SimDuration::ZERO, &mut |_| true);
-        (w.recorder.series.value.clone(), w.recorder.faces.value.clone(), w.counters.events)
+        (w.recorder.series.values().to_vec(), w.recorder.faces.values().to_vec(), w.counters.events)
     };
     assert_eq!(columns(), columns());
     // R(t) of the bottleneck face, sampled every 100 ms once MIRCC has updated it.
@@ -284,8 +283,7 @@ fn an_e1_run_is_repeatable_and_records_the_routers_rates() {
     let rec = &w.recorder;
     let e = rec.entity_names().iter().position(|n| n == "R1->R2").unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "mircc_rate").unwrap() as u32;
-    let f = &rec.faces;
-    let rates: Vec<f64> = (0..f.len()).filter(|&i| f.entity[i] == e && f.metric[i] == m).map(|i| f.value[i]).collect();
+    let rates: Vec<f64> = rec.faces.rows().filter(|r| r.1 == e && r.2 == m).map(|r| r.3).collect();
     assert_eq!(rates.len(), 110);
     assert!(rates.iter().all(|r| (1.0..=1200.0).contains(r)));
 }

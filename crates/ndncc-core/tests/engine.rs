@@ -80,11 +80,8 @@ fn column_hash(w: &World) -> u64 {
     let s = &w.recorder.series;
     let f = &w.recorder.faces;
     let mut text = String::new();
-    for i in 0..s.len() {
-        text.push_str(&format!("{} {} {} {:e};", s.t[i], s.entity[i], s.metric[i], s.value[i]));
-    }
-    for i in 0..f.len() {
-        text.push_str(&format!("{} {} {} {:e};", f.t[i], f.entity[i], f.metric[i], f.value[i]));
+    for (t, entity, metric, value) in s.rows().chain(f.rows()) {
+        text.push_str(&format!("{t} {entity} {metric} {value:e};"));
     }
     stable_hash(&text) ^ w.counters.events
 }

@@ -103,8 +103,7 @@ fn value(w: &World, entity: &str, metric: &str) -> f64 {
 fn event_times(w: &World, metric: &str) -> Vec<u64> {
     let names = w.recorder.metric_names();
     let Some(m) = names.iter().position(|n| n == metric) else { return Vec::new() };
-    let s = &w.recorder.series;
-    (0..s.len()).filter(|&i| s.metric[i] as usize == m).map(|i| s.t[i]).collect()
+    w.recorder.series.rows().filter(|r| r.2 as usize == m).map(|r| r.0).collect()
 }
 
 #[test]

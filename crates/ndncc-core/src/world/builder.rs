@@ -628,6 +628,10 @@ impl WorldBuilder {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
             }
         }
+        let mut sampled_entity = vec![None; self.faces.len()];
+        for &(f, ent) in &sampled_faces {
+            sampled_entity[f.idx()] = Some(ent);
+        }
         World {
             names: self.names,
             nodes: self.nodes,
@@ -639,6 +643,7 @@ impl WorldBuilder {
             queue: EventQueue::default(),
             end: SimTime::ZERO + self.duration,
             sample_interval: self.sample_interval,
+            sampled_entity,
             sampled_faces,
             face_ids,
             work: VecDeque::new(),

@@ -207,6 +207,8 @@ pub struct World {
     end: SimTime,
     sample_interval: Option<SimDuration>,
     sampled_faces: Vec<(FaceId, EntityId)>,
+    /// The recorder's entity of each sampled face, by face index (`None`: not sampled).
+    sampled_entity: Vec<Option<EntityId>>,
     face_ids: FaceMetricIds,
     /// What nodes must still do in the current event, in order.
     work: VecDeque<Work>,
@@ -620,7 +622,7 @@ impl World {
                 let mid = self.recorder.metric(metric);
                 match face {
                     Some(f) => {
-                        if let Some(&(_, ent)) = self.sampled_faces.iter().find(|(x, _)| *x == f) {
+                        if let Some(ent) = self.sampled_entity.get(f.idx()).copied().flatten() {
                             self.recorder.face_sample(now, ent, mid, value);
                         }
                     }
