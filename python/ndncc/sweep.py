@@ -300,10 +300,8 @@ class SweepTables:
     #: Per grid point, entity and metric: n, mean, std and ci95 (the 95% CI half-width).
     table: pl.DataFrame
 
-    @property
-    def described(self) -> dict:
-        """The sweep as ``sweep.json`` records it: name, source, overrides, seeds, axes, runs."""
-        raise NotImplementedError
+    #: The sweep as ``sweep.json`` records it: name, source, overrides, seeds, axes, runs.
+    described: dict
 
     @property
     def name(self) -> str:

@@ -46,7 +46,7 @@ pub struct LongTable {
 
 impl LongTable {
     fn from_columns(c: Columns, entities: &[String], metrics: &[String]) -> LongTable {
-        let (t, entity, metric, value) = c.into_columns_with(|ns| ns as f64 / 1e9);
+        let (t, entity, metric, value) = c.into_columns(|ns| ns as f64 / 1e9);
         LongTable { t, entity, metric, value, entities: entities.to_vec(), metrics: metrics.to_vec() }
     }
     pub fn len(&self) -> usize {

@@ -48,7 +48,7 @@ impl Columns {
     /// own copy.
     fn close_block(&mut self) {
         let [.., prev, last] = self.blocks.as_mut_slice() else { return };
-        if last.keys_at != self.keys.len() - last.len || prev.len != last.len {
+        if prev.len != last.len {
             return;
         }
         let (earlier, own) = self.keys.split_at(last.keys_at);
@@ -82,17 +82,9 @@ impl Columns {
         &self.values
     }
 
-    /// The table as four columns: t (ns), entity, metric, value. The values are moved, not
-    /// copied.
-    pub fn into_columns(self) -> (Vec<u64>, Vec<EntityId>, Vec<MetricId>, Vec<f64>) {
-        self.into_columns_with(|ns| ns)
-    }
-
-    /// The table as four columns, with each time (ns) turned into `T` as the column is built.
-    pub fn into_columns_with<T: Copy>(
-        self,
-        time: impl Fn(u64) -> T,
-    ) -> (Vec<T>, Vec<EntityId>, Vec<MetricId>, Vec<f64>) {
+    /// The table as four columns: t, entity, metric, value, with each time (ns) turned into `T`
+    /// as the column is built. The values are moved, not copied.
+    pub fn into_columns<T: Copy>(self, time: impl Fn(u64) -> T) -> (Vec<T>, Vec<EntityId>, Vec<MetricId>, Vec<f64>) {
         let n = self.len();
         let (mut t, mut entity, mut metric) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         for b in &self.blocks {
@@ -241,7 +233,7 @@ mod tests {
         // One copy of the tick's three keys; the odd block's one; the tick's keys again (their
         // block follows the odd one, and only the previous block is compared); the open block's.
         assert_eq!(c.keys.len(), 3 + 1 + 3 + 1);
-        let (t, e, m, v) = c.clone().into_columns();
+        let (t, e, m, v) = c.clone().into_columns(|ns| ns);
         let back: Vec<_> = (0..t.len()).map(|i| (t[i], e[i], m[i], v[i])).collect();
         assert_eq!(back, rows);
     }
@@ -259,7 +251,7 @@ mod tests {
                 rows.push((t, e, m, v));
             }
             proptest::prop_assert_eq!(c.rows().collect::<Vec<_>>(), rows.clone());
-            let (ts, es, ms, vs) = c.into_columns();
+            let (ts, es, ms, vs) = c.into_columns(|ns| ns);
             let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i])).collect();
             proptest::prop_assert_eq!(back, rows);
         }
