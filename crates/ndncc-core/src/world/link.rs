@@ -66,7 +66,13 @@ impl World {
         } else {
             packet
         };
-        self.work.push_back(super::Work::Receive(face, packet));
+        // Straight to the node when nothing else waits in this event (the usual case: the
+        // arrival is the event); the order is the same as queueing it behind nothing.
+        if self.work.is_empty() {
+            self.receive(face, packet);
+        } else {
+            self.work.push_back(super::Work::Receive(face, packet));
+        }
     }
 
     /// Run a hook of the link service of `face` (which must have one) and carry out what it
@@ -110,8 +116,20 @@ impl World {
     }
 
     /// The one seam every packet event on a face passes: the face counters, then the tap.
-    #[inline]
+    #[inline(always)]
     fn tap(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
+        if matches!(point, TapPoint::Enqueue | TapPoint::Arrive) {
+            // No counter: only an observer sees these.
+            if let Some(t) = self.tap_observer.as_mut() {
+                t.on_packet(self.queue.now(), face, point, packet);
+            }
+            return;
+        }
+        self.tap_counted(face, point, packet);
+    }
+
+    /// A transmission or a drop: counted on the face, then seen by the observer.
+    fn tap_counted(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
         let c = &mut self.faces[face.idx()].counters;
         match point {
             TapPoint::Enqueue | TapPoint::Arrive => {}

@@ -63,6 +63,9 @@ impl World {
         }
         let expiry = now + SimDuration(h.lifetime_ns);
         let name = h.name;
+        // The route is looked up before the PIT entry is made or updated, so the entry gets it
+        // at once (a lookup has no effect but on the FIB's own cache).
+        let fib_entry = n.fib.lookup(name.prefix, &self.names);
         if let Some(e) = n.pit.get_mut(&name) {
             if e.has_nonce(h.nonce) {
                 n.counters.duplicates += 1;
@@ -89,6 +92,10 @@ impl World {
                 e.expiry = expiry;
             }
             let aggregate = !known && !e.out_records.is_empty();
+            if !aggregate && fib_entry.is_some() {
+                // The entry is forwarded again: by the route of now.
+                e.fib_entry = fib_entry;
+            }
             if refreshed {
                 n.pit.note_expiry(name, expiry);
             }
@@ -100,25 +107,16 @@ impl World {
         } else {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
-            let entry = PitEntry {
-                in_records,
-                out_records: SmallVec::new(),
-                expiry,
-                marked: false,
-                fib_entry: None,
-                interest: pkt,
-            };
+            let entry =
+                PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry, interest: pkt };
             n.pit.insert(name, entry);
             self.ensure_pit_sweep(node);
         }
         let n = &mut self.nodes[node.idx()];
-        let Some(fe) = n.fib.lookup(name.prefix, &self.names) else {
+        let Some(fe) = fib_entry else {
             self.no_route(node, in_face, &pkt);
             return;
         };
-        if let Some(e) = n.pit.get_mut(&name) {
-            e.fib_entry = Some(fe);
-        }
         let nexthops: SmallVec<[NextHop; 4]> =
             n.fib.entry(fe).nexthops.iter().filter(|h| h.face != in_face).copied().collect();
         let mut out = FaceList::new();
