@@ -17,7 +17,7 @@ import polars as pl
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from . import _core, experiments, output, report, shipped, sweepplot, sweepstore
 from .errors import BadInput, describe, guarded
@@ -348,16 +348,25 @@ def bench(
         if json_:
             typer.echo(json.dumps(results[-1]))
     if not json_:
-        table = Table("scenario", "sim s", "wall s", "events", "packet hops", "hops/s", "peak RSS MB")
+        # Events and simulated seconds are in --json; the table keeps to a terminal's width.
+        table = Table(
+            Column("scenario", no_wrap=True),
+            "wall s",
+            "packet hops",
+            "hops/s",
+            "ns/hop",
+            "peak MB",
+            "recorded MB",
+        )
         for r in results:
             table.add_row(
                 r["scenario"],
-                f"{r['sim_seconds']:g}",
                 f"{r['wall_seconds']:.3f}",
-                f"{r['events']:,}",
                 f"{r['packet_hops']:,}",
                 f"{r['packet_hops_per_s']:,.0f}",
+                f"{r['ns_per_hop']:,.0f}",
                 f"{r['peak_rss_mb']:.1f}",
+                f"{r['recorded_mb']:.1f}",
             )
         Console().print(table)
 

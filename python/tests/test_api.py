@@ -116,6 +116,10 @@ def test_bench_reports_packet_hops_per_second():
     b = _core.bench(names[0])
     assert b["scenario"] == names[0]
     assert b["packet_hops_per_s"] > 0
+    assert b["ns_per_hop"] == pytest.approx(b["wall_seconds"] * 1e9 / b["packet_hops"])
+    # Every face and consumer is sampled: the rows and their bytes are part of the peak.
+    assert b["recorded_rows"] > 0
+    assert 0 < b["recorded_mb"] * 2**20 < b["recorded_rows"] * 24 + 2**20
 
 
 def test_version_is_the_crate_version():

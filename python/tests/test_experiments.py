@@ -61,6 +61,10 @@ def test_e3_quick_downloads_finish_and_holes_as_signals_cost_throughput(tmp_path
             assert 0.0 < _value(rows, variant, flow, "loss_rate") < 0.2
     mean = lambda v: (_value(rows, v, "C1", "throughput_kbps") + _value(rows, v, "C2", "throughput_kbps")) / 2  # noqa: E731
     assert mean("reno-hole-signal-only") < mean("reno-hole")
+    # Seed replicas feed the statistics only: their folders have the data and report, no figures.
+    assert list((folder / "aimd").glob("*.png"))
+    replica = folder / "aimd,seed=2"
+    assert (replica / "report.md").exists() and not list(replica.glob("*.png"))
 
 
 def test_e4_quick_consumer_window_stalls_and_ndnsim_28_overshoots_where_27_does_not(tmp_path):

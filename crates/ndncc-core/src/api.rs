@@ -190,7 +190,12 @@ pub struct BenchResult {
     pub events: u64,
     pub packet_hops: u64,
     pub packet_hops_per_s: f64,
+    pub ns_per_hop: f64,
     pub peak_rss_mb: f64,
+    /// Rows the run recorded, and the memory they take (the rest of the peak is the
+    /// simulation's own state).
+    pub recorded_rows: usize,
+    pub recorded_mb: f64,
 }
 
 pub fn bench_names() -> Vec<String> {
@@ -213,6 +218,9 @@ pub fn bench(name: &str) -> Result<BenchResult, Error> {
         events: world.counters.events,
         packet_hops: world.counters.packet_hops,
         packet_hops_per_s: world.counters.packet_hops as f64 / wall.max(1e-9),
+        ns_per_hop: wall * 1e9 / world.counters.packet_hops.max(1) as f64,
         peak_rss_mb: crate::bench::peak_rss_mb(),
+        recorded_rows: world.recorder.rows(),
+        recorded_mb: world.recorder.data_bytes() as f64 / (1024.0 * 1024.0),
     })
 }

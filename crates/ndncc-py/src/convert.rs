@@ -63,6 +63,9 @@ pub fn bench_result(py: Python<'_>, b: BenchResult) -> PyResult<PyObject> {
     d.set_item("events", b.events)?;
     d.set_item("packet_hops", b.packet_hops)?;
     d.set_item("packet_hops_per_s", b.packet_hops_per_s)?;
+    d.set_item("ns_per_hop", b.ns_per_hop)?;
     d.set_item("peak_rss_mb", b.peak_rss_mb)?;
+    d.set_item("recorded_rows", b.recorded_rows)?;
+    d.set_item("recorded_mb", b.recorded_mb)?;
     Ok(d.into_any().unbind())
 }

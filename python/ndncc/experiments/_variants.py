@@ -34,6 +34,10 @@ class Variant:
     #: TOML appended to the scenario file's text (tables overrides cannot create, e.g. more
     #: apps of the same kind).
     extra_toml: str = ""
+    #: Draw the run's own figures into its folder. Replicas that only feed statistics over
+    #: seeds leave them out (``ndncc plot DIR`` draws them later): drawing takes far longer
+    #: than a short run.
+    figures: bool = True
 
 
 def row(
@@ -61,6 +65,7 @@ def _run_one(task: tuple) -> list[dict]:
         Path(folder) / v.name,
         variant=v.name,
         paper={k: p for k, p in paper_for_summary.items() if k in present},
+        figures=v.figures,
     )
     for r in derived:
         r["paper"] = v.paper.get((r["flow"], r["metric"]), r.get("paper"))

@@ -125,6 +125,7 @@ REPLICAS = [
         (*v.overrides, f"simulation.seed={seed}"),
         {},
         f"{v.name}, seed {seed}",
+        figures=False,
     )
     for v in VARIANTS
     if v.name in REPLICATED

@@ -148,6 +148,19 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyQueue {
+    /// True when this is an empty drop-tail FIFO that would take `packet`: it would hand the
+    /// packet straight back to an idle transmitter, so the face may skip it. Only drop-tail
+    /// qualifies; the AQMs keep state on every packet that passes them.
+    #[inline]
+    pub fn passes_straight_through(&self, packet: &Packet) -> bool {
+        match self {
+            AnyQueue::DropTail(q) => q.len_packets() == 0 && !q.limit().would_overflow(0, 0, packet.size),
+            _ => false,
+        }
+    }
+}
+
 impl QueueDisc for AnyQueue {
     #[inline]
     fn enqueue(&mut self, packet: Packet, now: SimTime) -> Verdict {

@@ -215,6 +215,14 @@ impl World {
         packet.enqueued_at = now;
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
+        if !eg.tx_wake_pending && eg.busy_until <= now && eg.queue.passes_straight_through(&packet) {
+            // An empty FIFO in front of an idle transmitter: the packet would be queued and
+            // taken straight back. The face counts and taps it as queued, then sends it.
+            f.counters.max_queue_packets = f.counters.max_queue_packets.max(1);
+            self.tap(face, TapPoint::Enqueue, &packet);
+            self.transmit(face, packet);
+            return;
+        }
         if eg.queue.enqueue(packet, now) == Verdict::Dropped {
             self.tap(face, TapPoint::Drop(DropCause::Queue), &packet);
             return;
@@ -249,7 +257,7 @@ impl World {
         if !matches!(self.faces[face.idx()].kind, FaceKind::Link { .. }) {
             return;
         }
-        let mut p = loop {
+        let p = loop {
             let Some(eg) = self.faces[face.idx()].egress.as_mut() else { return };
             let mut dropped = std::mem::take(&mut self.dropped);
             let next = eg.queue.dequeue(now, &mut dropped);
@@ -271,6 +279,15 @@ impl World {
             }
             break p;
         };
+        self.transmit(face, p);
+    }
+
+    /// Put `p`, just taken from the queue of `face`, on the wire.
+    fn transmit(&mut self, face: FaceId, mut p: Packet) {
+        let now = self.now();
+        if !matches!(self.faces[face.idx()].kind, FaceKind::Link { .. }) {
+            return;
+        }
         if self.faces[face.idx()].link_service.is_some() {
             self.call_link_service(face, |s, ctx| s.on_transmit(ctx, &mut p));
         }

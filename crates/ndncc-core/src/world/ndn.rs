@@ -24,8 +24,12 @@ impl World {
         let Some(h) = packet.ndn() else { return };
         let (kind, name) = (h.kind, h.name);
         let now = self.now();
-        if let Some(stale) = self.nodes[node.idx()].pit.take_if_stale(&name, now) {
-            self.expire_entry(node, &stale);
+        // An expired entry expires before the packet is handled. (A Data takes its entry out of
+        // the PIT in one lookup and checks it there.)
+        if kind != NdnKind::Data {
+            if let Some(stale) = self.nodes[node.idx()].pit.take_if_stale(&name, now) {
+                self.expire_entry(node, &stale);
+            }
         }
         match kind {
             NdnKind::Interest => self.on_interest(node, in_face, packet),
@@ -211,6 +215,12 @@ impl World {
             n.counters.unsolicited_data += 1;
             return;
         };
+        if entry.expiry <= now {
+            // The entry had expired: it expires now, and the Data answers nothing.
+            self.expire_entry(node, &entry);
+            self.nodes[node.idx()].counters.unsolicited_data += 1;
+            return;
+        }
         for r in &entry.out_records {
             if r.nacked.is_none() {
                 let f = &mut self.faces[r.face.idx()];
