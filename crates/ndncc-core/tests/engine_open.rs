@@ -159,6 +159,30 @@ fn udp_datagrams_cross_a_router_through_the_same_queue_as_ndn_data() {
     assert!(tx > 2000 && (tx - rx) as u32 <= 7, "{tx} transmits, {rx} arrivals by 1.99 s");
 }
 
+/// A packet that finds a drop-tail queue empty and its transmitter idle goes straight to the
+/// wire, but is seen as queued first: every packet on a face is tapped `Enqueue` once and then
+/// `Transmit` once (or still waits at the end), and the largest queue counts it.
+#[test]
+fn a_packet_sent_straight_to_an_idle_link_is_still_tapped_and_counted_as_queued() {
+    let (mut w, log) = shared_bottleneck(100);
+    w.run(SimDuration::ZERO, &mut |_| true);
+    let log = log.lock().unwrap();
+    for name in ["C->R", "R->C", "R->P", "P->R"] {
+        let face = w.face_by_name(name).unwrap();
+        let sending = |e: &&(SimTime, FaceId, TapPoint, Packet)| {
+            e.1 == face && matches!(e.2, TapPoint::Enqueue | TapPoint::Transmit)
+        };
+        let points: Vec<_> = log.events.iter().filter(sending).map(|e| (e.0, e.2, e.3)).collect();
+        let count = |p: TapPoint| points.iter().filter(|e| e.1 == p).count();
+        let waiting = w.faces[face.idx()].egress.as_ref().unwrap().queue_packets();
+        assert_eq!(count(TapPoint::Enqueue), count(TapPoint::Transmit) + waiting, "{name}");
+        // The first packet met an idle link: queued and sent at the same instant.
+        assert_eq!(points[0].1, TapPoint::Enqueue, "{name}");
+        assert_eq!((points[1].0, points[1].1, points[1].2), (points[0].0, TapPoint::Transmit, points[0].2), "{name}");
+        assert!(w.faces[face.idx()].counters.max_queue_packets >= 1, "{name}");
+    }
+}
+
 #[test]
 fn a_datagram_for_a_node_without_a_route_is_counted_not_forwarded() {
     let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
