@@ -210,17 +210,24 @@ pub fn bench(name: &str) -> Result<BenchResult, Error> {
     })?;
     let t0 = Instant::now();
     world.run(SimDuration::ZERO, &mut |_| true);
-    let wall = t0.elapsed().as_secs_f64();
-    Ok(BenchResult {
-        scenario: name.to_owned(),
-        sim_seconds: world.end_time().as_secs_f64(),
-        wall_seconds: wall,
-        events: world.counters.events,
-        packet_hops: world.counters.packet_hops,
-        packet_hops_per_s: world.counters.packet_hops as f64 / wall.max(1e-9),
-        ns_per_hop: wall * 1e9 / world.counters.packet_hops.max(1) as f64,
-        peak_rss_mb: crate::bench::peak_rss_mb(),
-        recorded_rows: world.recorder.rows(),
-        recorded_mb: world.recorder.data_bytes() as f64 / (1024.0 * 1024.0),
-    })
+    Ok(BenchResult::of(name, &world, t0.elapsed().as_secs_f64()))
+}
+
+impl BenchResult {
+    /// The measurement of `world`, run as benchmark `name` in `wall` seconds.
+    pub fn of(name: &str, world: &World, wall: f64) -> BenchResult {
+        let hops = world.counters.packet_hops;
+        BenchResult {
+            scenario: name.to_owned(),
+            sim_seconds: world.end_time().as_secs_f64(),
+            wall_seconds: wall,
+            events: world.counters.events,
+            packet_hops: hops,
+            packet_hops_per_s: hops as f64 / wall.max(1e-9),
+            ns_per_hop: wall * 1e9 / hops.max(1) as f64,
+            peak_rss_mb: crate::bench::peak_rss_mb(),
+            recorded_rows: world.recorder.rows(),
+            recorded_mb: world.recorder.data_bytes() as f64 / (1024.0 * 1024.0),
+        }
+    }
 }

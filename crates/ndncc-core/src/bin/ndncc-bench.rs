@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use ndncc_core::api::BenchResult;
 use ndncc_core::bench;
 use ndncc_core::time::SimDuration;
 
@@ -40,21 +41,9 @@ fn main() {
         let setup = t_setup.elapsed().as_secs_f64();
         let t0 = Instant::now();
         world.run(SimDuration::ZERO, &mut |_| true);
-        let wall = t0.elapsed().as_secs_f64();
-        let hops = world.counters.packet_hops;
-        let line = serde_json::json!({
-            "scenario": name,
-            "setup_seconds": setup,
-            "sim_seconds": world.end_time().as_secs_f64(),
-            "wall_seconds": wall,
-            "events": world.counters.events,
-            "packet_hops": hops,
-            "packet_hops_per_s": hops as f64 / wall,
-            "ns_per_hop": wall * 1e9 / hops.max(1) as f64,
-            "peak_rss_mb": bench::peak_rss_mb(),
-            "recorded_rows": world.recorder.rows(),
-            "recorded_mb": world.recorder.data_bytes() as f64 / (1024.0 * 1024.0),
-        });
+        let measured = BenchResult::of(&name, &world, t0.elapsed().as_secs_f64());
+        let mut line = serde_json::to_value(measured).unwrap_or_default();
+        line["setup_seconds"] = setup.into();
         println!("{line}");
     }
 }

@@ -282,12 +282,10 @@ impl World {
         self.transmit(face, p);
     }
 
-    /// Put `p`, just taken from the queue of `face`, on the wire.
+    /// Put `p`, just taken from the queue of `face` (a link face: only those have an egress),
+    /// on the wire.
     fn transmit(&mut self, face: FaceId, mut p: Packet) {
         let now = self.now();
-        if !matches!(self.faces[face.idx()].kind, FaceKind::Link { .. }) {
-            return;
-        }
         if self.faces[face.idx()].link_service.is_some() {
             self.call_link_service(face, |s, ctx| s.on_transmit(ctx, &mut p));
         }
