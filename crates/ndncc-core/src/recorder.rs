@@ -11,15 +11,27 @@ pub type MetricId = u32;
 
 /// One long-format table of (t, entity, metric, value) rows, stored by instant: the rows of one
 /// time form a block, and a block whose (entity, metric) keys repeat those of the previous block
-/// stores only its values. Periodic samples repeat their keys at every tick, so a sampled row
-/// costs 8 bytes rather than 24, and large runs' memory is mostly the values they recorded.
+/// stores only its values, and of those only the ones that differ from that block's (one bit
+/// per row says which). Periodic samples repeat their keys at every tick, and most of their
+/// values too (idle faces, counters that did not move, queues that stayed empty), so a sampled
+/// row costs one bit when it repeats and 8 bytes when it does not, rather than 24. Values are
+/// compared bit for bit, so every value comes back exactly as pushed.
 #[derive(Default, Debug, Clone)]
 pub struct Columns {
     blocks: Vec<Block>,
-    /// (entity, metric) of the rows of blocks whose keys are not a repeat; the open block's keys
-    /// are always here until it closes.
-    keys: Vec<(EntityId, MetricId)>,
+    /// (entity, metric) of the rows of blocks whose keys are not a repeat, as one `Key` each
+    /// (so that a block's keys compare as one run of bytes); the open block's keys are always
+    /// here until it closes.
+    keys: Vec<Key>,
+    /// The stored values, in row order: every value of a block that is not `packed`, and the
+    /// values a `packed` block's bits mark as changed.
     values: Vec<f64>,
+    /// For each `packed` block in turn, `len` bits (in 64-bit words, a block's bits starting on
+    /// a new word): bit i is set when row i's value is stored.
+    changed: Vec<u64>,
+    /// Every value of the last closed block: what the next block's values are compared with.
+    last: Vec<f64>,
+    rows: usize,
 }
 
 /// Rows at one time: `len` values, keyed by `keys[keys_at..keys_at + len]`.
@@ -27,81 +39,204 @@ pub struct Columns {
 struct Block {
     t: u64,
     keys_at: usize,
-    len: usize,
+    len: u32,
+    /// Only the values that differ from the previous block's are stored (see `changed`).
+    packed: bool,
 }
+
+impl Block {
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
+/// An (entity, metric) pair as one integer: entity in the high half.
+type Key = u64;
+
+fn key(entity: EntityId, metric: MetricId) -> Key {
+    (u64::from(entity) << 32) | u64::from(metric)
+}
+
+fn unkey(k: Key) -> (EntityId, MetricId) {
+    let [e0, e1, e2, e3, m0, m1, m2, m3] = k.to_be_bytes();
+    (u32::from_be_bytes([e0, e1, e2, e3]), u32::from_be_bytes([m0, m1, m2, m3]))
+}
+
+/// Bits of `changed` per word.
+const WORD: usize = u64::BITS as usize;
 
 impl Columns {
     #[inline]
     pub fn push(&mut self, t: SimTime, entity: EntityId, metric: MetricId, value: f64) {
-        if self.blocks.last().is_none_or(|b| b.t != t.0) {
-            self.close_block();
-            self.blocks.push(Block { t: t.0, keys_at: self.keys.len(), len: 0 });
+        // A block of u32::MAX rows at one instant is closed and another opened at the same time.
+        match self.blocks.last_mut() {
+            Some(b) if b.t == t.0 && b.len < u32::MAX => b.len += 1,
+            _ => self.open_block(t),
         }
-        if let Some(b) = self.blocks.last_mut() {
-            b.len += 1;
-        }
-        self.keys.push((entity, metric));
+        self.keys.push(key(entity, metric));
         self.values.push(value);
+        self.rows += 1;
     }
 
-    /// The open block repeats the keys of the block before it: point it at those and drop its
-    /// own copy.
+    /// Close the open block and open one at `t` with one row. Out of line: it runs once per
+    /// instant, `push` once per row.
+    #[inline(never)]
+    fn open_block(&mut self, t: SimTime) {
+        self.close_block();
+        self.blocks.push(Block { t: t.0, keys_at: self.keys.len(), len: 1, packed: false });
+    }
+
+    /// Close the open block. When it repeats the keys of the block before it, point it at those
+    /// and drop its own copy, and keep only the values that changed since that block.
     fn close_block(&mut self) {
-        let [.., prev, last] = self.blocks.as_mut_slice() else { return };
-        if prev.len != last.len {
+        let [.., prev, last] = self.blocks.as_mut_slice() else {
+            if let Some(only) = self.blocks.first() {
+                self.last.clear();
+                self.last.extend_from_slice(&self.values[self.values.len() - only.len()..]);
+            }
+            return;
+        };
+        let open = self.values.len() - last.len();
+        let (earlier, own) = self.keys.split_at(last.keys_at);
+        let repeat = prev.len == last.len && earlier.get(prev.keys_at..prev.keys_at + prev.len()) == Some(own);
+        if !repeat {
+            self.last.clear();
+            self.last.extend_from_slice(&self.values[open..]);
             return;
         }
-        let (earlier, own) = self.keys.split_at(last.keys_at);
-        if earlier.get(prev.keys_at..prev.keys_at + prev.len) == Some(own) {
-            last.keys_at = prev.keys_at;
-            self.keys.truncate(self.keys.len() - last.len);
+        last.keys_at = prev.keys_at;
+        self.keys.truncate(self.keys.len() - last.len());
+        // `last` holds the previous block's values, row for row: keep what differs, in place.
+        last.packed = true;
+        let bits_at = self.changed.len();
+        self.changed.resize(bits_at + last.len().div_ceil(WORD), 0);
+        let fresh = &mut self.values[open..];
+        let mut kept = 0;
+        for ((rows, before), bits) in
+            fresh.chunks(WORD).zip(self.last.chunks_mut(WORD)).zip(&mut self.changed[bits_at..])
+        {
+            for (i, (&v, b)) in rows.iter().zip(before.iter_mut()).enumerate() {
+                *bits |= u64::from(v.to_bits() != b.to_bits()) << i;
+                *b = v;
+            }
         }
+        // Second pass: move the changed values down over the unchanged.
+        for (w, &bits) in self.changed[bits_at..].iter().enumerate() {
+            let mut rest = bits;
+            while rest != 0 {
+                let i = w * WORD + rest.trailing_zeros() as usize;
+                fresh[kept] = fresh[i];
+                kept += 1;
+                rest &= rest - 1;
+            }
+        }
+        self.values.truncate(open + kept);
     }
 
+    /// Rows recorded.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.rows
     }
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.rows == 0
     }
 
     /// Every row in the order it was recorded: (t in ns, entity, metric, value).
     pub fn rows(&self) -> impl Iterator<Item = (u64, EntityId, MetricId, f64)> + '_ {
-        let starts = self.blocks.iter().scan(0, |start, b| {
-            *start += b.len;
-            Some((b, *start - b.len))
-        });
-        starts.flat_map(move |(b, at)| {
-            let keys = &self.keys[b.keys_at..b.keys_at + b.len];
-            keys.iter().zip(&self.values[at..at + b.len]).map(move |(&(e, m), &v)| (b.t, e, m, v))
+        let mut blocks = self.blocks(Vec::new());
+        let mut at = 0;
+        std::iter::from_fn(move || loop {
+            let (b, values) = blocks.current()?;
+            if let Some(&v) = values.get(at) {
+                let (e, m) = unkey(self.keys[b.keys_at + at]);
+                at += 1;
+                return Some((b.t, e, m, v));
+            }
+            at = 0;
+            blocks.advance();
         })
     }
 
-    /// The values column, in row order.
-    pub fn values(&self) -> &[f64] {
-        &self.values
+    /// The blocks in order, each with its values in full; `buffer` is reused for them.
+    fn blocks(&self, buffer: Vec<f64>) -> BlockValues<'_> {
+        let mut walk = BlockValues { cols: self, next: 0, stored_at: 0, bits_at: 0, values: buffer, current: None };
+        walk.values.clear();
+        walk.advance();
+        walk
     }
 
     /// The table as four columns: t, entity, metric, value, with each time (ns) turned into `T`
-    /// as the column is built. The values are moved, not copied.
+    /// as the column is built.
     pub fn into_columns<T: Copy>(self, time: impl Fn(u64) -> T) -> (Vec<T>, Vec<EntityId>, Vec<MetricId>, Vec<f64>) {
         let n = self.len();
         let (mut t, mut entity, mut metric) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-        for b in &self.blocks {
-            t.extend(std::iter::repeat_n(time(b.t), b.len));
-            for &(e, m) in &self.keys[b.keys_at..b.keys_at + b.len] {
+        let mut value = Vec::with_capacity(n);
+        let mut blocks = self.blocks(Vec::new());
+        while let Some((b, values)) = blocks.current() {
+            t.extend(std::iter::repeat_n(time(b.t), b.len()));
+            for &k in &self.keys[b.keys_at..b.keys_at + b.len()] {
+                let (e, m) = unkey(k);
                 entity.push(e);
                 metric.push(m);
             }
+            value.extend_from_slice(values);
+            blocks.advance();
         }
-        (t, entity, metric, self.values)
+        (t, entity, metric, value)
     }
 
-    /// Bytes the rows take as stored: 8 per value, plus their keys (8 each) where a block does
-    /// not repeat the previous one, plus 24 per block. Spare capacity is left out: it is address
-    /// space, mostly never touched.
+    /// Bytes the rows take as stored: 8 per stored value and 8 per changed-bits word, plus
+    /// their keys (8 each) where a block does not repeat the previous one, plus 24 per block,
+    /// plus the last block's values. Spare capacity is left out: it is address space, mostly
+    /// never touched.
     pub fn data_bytes(&self) -> usize {
-        self.values.len() * 8 + self.keys.len() * 8 + self.blocks.len() * std::mem::size_of::<Block>()
+        (self.values.len() + self.changed.len() + self.last.len() + self.keys.len()) * 8
+            + self.blocks.len() * std::mem::size_of::<Block>()
+    }
+}
+
+/// A walk over a table's blocks in order that rebuilds each block's values in full: a packed
+/// block's unchanged rows take the previous block's values.
+struct BlockValues<'a> {
+    cols: &'a Columns,
+    /// Index of the block after the current one.
+    next: usize,
+    /// Where the next block's stored values start in `cols.values`.
+    stored_at: usize,
+    /// Where the next packed block's bits start in `cols.changed`.
+    bits_at: usize,
+    /// The current block's values in full.
+    values: Vec<f64>,
+    current: Option<Block>,
+}
+
+impl BlockValues<'_> {
+    fn current(&self) -> Option<(Block, &[f64])> {
+        self.current.map(|b| (b, self.values.as_slice()))
+    }
+
+    /// Move to the next block, building its values from the stored ones and the current
+    /// block's.
+    fn advance(&mut self) {
+        let cols = self.cols;
+        self.current = cols.blocks.get(self.next).copied();
+        let Some(b) = self.current else { return };
+        self.next += 1;
+        if b.packed {
+            // The values are those of the block before, with the changed rows replaced.
+            let bits = &cols.changed[self.bits_at..self.bits_at + b.len().div_ceil(WORD)];
+            for (i, v) in self.values.iter_mut().enumerate() {
+                if bits[i / WORD] & (1 << (i % WORD)) != 0 {
+                    *v = cols.values[self.stored_at];
+                    self.stored_at += 1;
+                }
+            }
+            self.bits_at += bits.len();
+        } else {
+            self.values.clear();
+            self.values.extend_from_slice(&cols.values[self.stored_at..self.stored_at + b.len()]);
+            self.stored_at += b.len();
+        }
     }
 }
 
@@ -238,7 +373,58 @@ mod tests {
         assert_eq!(back, rows);
     }
 
+    #[test]
+    fn a_repeated_block_stores_only_the_values_that_changed() {
+        let mut c = Columns::default();
+        let mut rows = Vec::new();
+        for tick in 0..10u64 {
+            // Row 0 changes every tick, rows 1..70 never, row 70 on odd ticks: 71 rows need two
+            // words of bits per block.
+            for r in 0..71u32 {
+                let v = match r {
+                    0 => tick as f64,
+                    70 => (tick % 2) as f64,
+                    _ => f64::from(r),
+                };
+                c.push(SimTime(tick * 100), r, 0, v);
+                rows.push((tick * 100, r, 0, v));
+            }
+        }
+        c.push(SimTime(5_000), 0, 0, 0.5);
+        rows.push((5_000, 0, 0, 0.5));
+        // The first block in full; then for each of the nine packed blocks row 0 and row 70;
+        // the open block in full.
+        assert_eq!(c.values.len(), 71 + 9 * 2 + 1);
+        assert_eq!(c.changed.len(), 9 * 2);
+        assert_eq!(c.len(), rows.len());
+        assert_eq!(c.rows().collect::<Vec<_>>(), rows);
+        let (t, e, m, v) = c.into_columns(|ns| ns);
+        let back: Vec<_> = (0..t.len()).map(|i| (t[i], e[i], m[i], v[i])).collect();
+        assert_eq!(back, rows);
+    }
+
     proptest::proptest! {
+        /// Values from a small set (with both zeros and a NaN) repeat often, so packed blocks
+        /// are common; every value comes back bit for bit.
+        #[test]
+        fn repeating_values_come_back_bit_for_bit(
+            pushes in proptest::collection::vec((0u64..2, 0u32..3, 0u32..2, 0usize..5), 0..300),
+        ) {
+            let set = [0.0, -0.0, 1.0, f64::NAN, 2.5];
+            let mut c = Columns::default();
+            let (mut t, mut rows) = (0u64, Vec::new());
+            for (dt, e, m, v) in pushes {
+                t += dt;
+                c.push(SimTime(t), e, m, set[v]);
+                rows.push((t, e, m, set[v].to_bits()));
+            }
+            let bits = |r: (u64, u32, u32, f64)| (r.0, r.1, r.2, r.3.to_bits());
+            proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows.clone());
+            let (ts, es, ms, vs) = c.into_columns(|ns| ns);
+            let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i].to_bits())).collect();
+            proptest::prop_assert_eq!(back, rows);
+        }
+
         #[test]
         fn any_rows_come_back_as_pushed(
             pushes in proptest::collection::vec((0u64..3, 0u32..3, 0u32..2, -5.0f64..5.0), 0..200),

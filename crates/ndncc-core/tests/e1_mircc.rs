@@ -274,7 +274,8 @@ fn an_e1_run_is_repeatable_and_records_the_routers_rates() {
     let columns = || {
         let mut w = e1_world(Scheme::Mircc { beta: None }, 250, true);
         w.run(SimDuration::ZERO, &mut |_| true);
-        (w.recorder.series.values().to_vec(), w.recorder.faces.values().to_vec(), w.counters.events)
+        let values = |c: &ndncc_core::recorder::Columns| c.rows().map(|r| r.3).collect::<Vec<_>>();
+        (values(&w.recorder.series), values(&w.recorder.faces), w.counters.events)
     };
     assert_eq!(columns(), columns());
     // R(t) of the bottleneck face, sampled every 100 ms once MIRCC has updated it.

@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 
 use super::fib::FibEntryId;
 use crate::ids::FaceId;
-use crate::packet::{NackReason, Name, Packet};
+use crate::packet::{Header, LinkFields, NackReason, Name, Ndn, NdnKind, Packet};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug)]
@@ -42,8 +42,58 @@ pub struct PitEntry {
     /// Data answering it is marked on its way back.
     pub marked: bool,
     pub fib_entry: Option<FibEntryId>,
-    /// The last Interest received for this name (template for NACKs).
-    pub interest: Packet,
+    /// The last Interest received for this name (template for NACKs and retries).
+    pub interest: PitInterest,
+}
+
+/// An NDN packet kept in a PIT entry without its name, which is the entry's key: 48 bytes
+/// rather than a whole `Packet`'s 80, so an entry is 168 bytes instead of 200. Every field but
+/// the name is kept, so `packet` gives back exactly the packet `of` was given.
+#[derive(Clone, Copy, Debug)]
+pub struct PitInterest {
+    enqueued_at: SimTime,
+    lifetime_ns: u64,
+    rate: f64,
+    link: LinkFields,
+    size: u32,
+    nonce: u32,
+    kind: NdnKind,
+    mark: u8,
+    hops: u8,
+    route: u8,
+}
+
+impl PitInterest {
+    /// `packet` without its name; `None` if it is not an NDN packet.
+    pub fn of(packet: &Packet) -> Option<PitInterest> {
+        let h = packet.ndn()?;
+        Some(PitInterest {
+            enqueued_at: packet.enqueued_at,
+            lifetime_ns: h.lifetime_ns,
+            rate: h.rate,
+            link: packet.link,
+            size: packet.size,
+            nonce: h.nonce,
+            kind: h.kind,
+            mark: packet.mark,
+            hops: packet.hops,
+            route: packet.route,
+        })
+    }
+
+    /// The packet again, named `name`.
+    pub fn packet(&self, name: Name) -> Packet {
+        let ndn = Ndn { kind: self.kind, name, nonce: self.nonce, lifetime_ns: self.lifetime_ns, rate: self.rate };
+        Packet {
+            size: self.size,
+            mark: self.mark,
+            hops: self.hops,
+            route: self.route,
+            link: self.link,
+            enqueued_at: self.enqueued_at,
+            header: Header::Ndn(ndn),
+        }
+    }
 }
 
 impl PitEntry {
@@ -163,7 +213,39 @@ mod tests {
             expiry: SimTime(expiry),
             marked: false,
             fib_entry: None,
-            interest: Packet::interest(name, 40, 1, 0),
+            interest: PitInterest::of(&Packet::interest(name, 40, 1, 0)).unwrap(),
+        }
+    }
+
+    #[test]
+    fn an_entry_keeps_its_interest_in_168_bytes() {
+        assert!(std::mem::size_of::<PitInterest>() <= 48);
+        assert!(std::mem::size_of::<PitEntry>() <= 168);
+    }
+
+    proptest::proptest! {
+        /// A packet kept in an entry comes back exactly as it was, whatever its fields.
+        #[test]
+        fn a_kept_interest_comes_back_exactly(
+            size in 0u32..10_000, nonce: u32, lifetime_ns: u64, mark: u8, hops: u8, route: u8,
+            tx_seq: u32, ack: u32, enqueued_at: u64, seg: u64, prefix in 0u32..100,
+            rate in proptest::prop_oneof![proptest::strategy::Just(f64::INFINITY), 0.0f64..1e9],
+            kind in 0usize..3,
+        ) {
+            let name = Name { prefix: NameId(prefix), seg };
+            let kind = [NdnKind::Interest, NdnKind::Data, NdnKind::Nack(NackReason::Congestion)][kind];
+            let mut p = Packet::interest(name, size, nonce, lifetime_ns);
+            if let Header::Ndn(h) = &mut p.header {
+                h.rate = rate;
+                h.kind = kind;
+            }
+            p.mark = mark;
+            p.hops = hops;
+            p.route = route;
+            p.link = LinkFields { tx_seq, ack };
+            p.enqueued_at = SimTime(enqueued_at);
+            let kept = PitInterest::of(&p).unwrap();
+            proptest::prop_assert_eq!(kept.packet(name), p);
         }
     }
 

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::{Event, World};
 use crate::forwarder::fib::NextHop;
-use crate::forwarder::pit::{InRecord, OutRecord, PitEntry};
+use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest};
 use crate::forwarder::strategy::{FaceList, StrategyCtx};
 use crate::ids::{FaceId, NodeId};
 use crate::module::{Intake, InterestVerdict};
@@ -66,6 +66,7 @@ impl World {
             }
         }
         let expiry = now + SimDuration(h.lifetime_ns);
+        let Some(kept) = PitInterest::of(&pkt) else { return };
         let name = h.name;
         // The route is looked up before the PIT entry is made or updated, so the entry gets it
         // at once (a lookup has no effect but on the FIB's own cache).
@@ -90,7 +91,7 @@ impl World {
                     false
                 }
             };
-            e.interest = pkt;
+            e.interest = kept;
             let refreshed = expiry > e.expiry;
             if refreshed {
                 e.expiry = expiry;
@@ -112,7 +113,7 @@ impl World {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
             let entry =
-                PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry, interest: pkt };
+                PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry, interest: kept };
             n.pit.insert(name, entry);
             self.ensure_pit_sweep(node);
         }
@@ -285,7 +286,7 @@ impl World {
         }
         let n = &mut self.nodes[node.idx()];
         let Some(e) = n.pit.get(&name) else { return };
-        let interest = e.interest;
+        let interest = e.interest.packet(name);
         let fib_entry = e.fib_entry;
         let untried: SmallVec<[NextHop; 4]> = match fib_entry {
             Some(fe) => n
@@ -313,8 +314,9 @@ impl World {
             return;
         }
         let Some(e) = n.pit.remove(&name) else { return };
+        let interest = e.interest.packet(name);
         for rec in &e.in_records {
-            let mut down = Packet::nack_for(&e.interest, reason);
+            let mut down = Packet::nack_for(&interest, reason);
             if let Some(dh) = down.ndn_mut() {
                 dh.nonce = rec.nonce;
             }
