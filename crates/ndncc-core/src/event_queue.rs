@@ -1,6 +1,15 @@
 //! The event queue: a min-heap ordered by (time, insertion sequence). Ties break FIFO, so a run
 //! is bit-for-bit repeatable. Time never goes back; cancellation is lazy (events carry a
 //! generation or are checked against the state they wake).
+//!
+//! Beside the heap sit a few FIFO lanes, each for events scheduled one fixed delay ahead (a
+//! consumer's 50 ms timer poll, a link's propagation delay): such events are scheduled in the
+//! order they fall due, so a FIFO keeps them in order at O(1) a push and a pop, and the heap
+//! stays small. An event goes to a lane only when its key is above the lane's last one, so
+//! every lane is sorted, and a pop takes the smaller of the heap's top and the lanes' smallest
+//! front: the order of events is exactly that of one heap.
+
+use std::collections::VecDeque;
 
 use crate::time::SimTime;
 
@@ -19,6 +28,18 @@ impl<E> Entry<E> {
     }
 }
 
+/// Lanes beside the heap; a delay's lane is picked by a hash of the delay.
+const LANES: usize = 4;
+
+/// No key: an empty lane's or heap's. (A real key would need 2^64 - 1 events taken.)
+const NO_KEY: u128 = u128::MAX;
+
+/// Events scheduled `delay` ahead, in key order.
+struct Lane<E> {
+    delay: u64,
+    fifo: VecDeque<Entry<E>>,
+}
+
 /// A binary min-heap on (time, seq) in a `Vec`, written out here rather than taken from
 /// `std::collections::BinaryHeap` so that push and pop are inline and compile into the event
 /// loop whatever codegen unit the loop lands in (std's heap methods are not `#[inline]`, and
@@ -26,6 +47,13 @@ impl<E> Entry<E> {
 /// order is the same.
 pub struct EventQueue<E> {
     heap: Vec<Entry<E>>,
+    lanes: [Lane<E>; LANES],
+    /// The key at the front of each lane, `NO_KEY` for an empty one (kept here so that finding
+    /// the smallest is a scan of one small array).
+    fronts: [u128; LANES],
+    /// The smallest of `fronts`, and its lane.
+    lane_min: u128,
+    lane_min_at: usize,
     next_seq: u64,
     now: SimTime,
     popped: u64,
@@ -35,8 +63,26 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: Vec::new(), next_seq: 0, now: SimTime::ZERO, popped: 0, past: None }
+        EventQueue {
+            heap: Vec::new(),
+            lanes: std::array::from_fn(|_| Lane { delay: 0, fifo: VecDeque::new() }),
+            fronts: [NO_KEY; LANES],
+            lane_min: NO_KEY,
+            lane_min_at: 0,
+            next_seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+            past: None,
+        }
     }
+}
+
+/// The lane for events `delay` ns ahead: the top bits of a multiplicative hash, since delays
+/// are mostly round numbers whose low bits are all zero.
+#[inline(always)]
+fn lane_of(delay: u64) -> usize {
+    let top = delay.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (u64::BITS - LANES.trailing_zeros());
+    usize::try_from(top).unwrap_or(0)
 }
 
 impl<E: Copy> EventQueue<E> {
@@ -57,6 +103,25 @@ impl<E: Copy> EventQueue<E> {
         }
         let time = time.max(self.now);
         let entry = Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event };
+        let delay = time.0 - self.now.0;
+        let at = lane_of(delay);
+        let lane = &mut self.lanes[at];
+        match lane.fifo.back() {
+            None => {
+                lane.delay = delay;
+                lane.fifo.push_back(entry);
+                self.fronts[at] = entry.key;
+                if entry.key < self.lane_min {
+                    (self.lane_min, self.lane_min_at) = (entry.key, at);
+                }
+            }
+            Some(back) if lane.delay == delay && back.key < entry.key => lane.fifo.push_back(entry),
+            Some(_) => self.heap_push(entry),
+        }
+    }
+
+    #[inline(always)]
+    fn heap_push(&mut self, entry: Entry<E>) {
         self.heap.push(entry);
         let last = self.heap.len() - 1;
         sift_up(&mut self.heap, last, entry);
@@ -65,19 +130,40 @@ impl<E: Copy> EventQueue<E> {
     /// The next event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let last = self.heap.pop()?;
-        let e = match self.heap.first().copied() {
-            Some(first) => {
-                sift_down_to_bottom(&mut self.heap, last);
-                first
+        let e = if self.lane_min < self.heap.first().map_or(NO_KEY, |e| e.key) {
+            self.pop_lane()?
+        } else {
+            let last = self.heap.pop()?;
+            match self.heap.first().copied() {
+                Some(first) => {
+                    sift_down_to_bottom(&mut self.heap, last);
+                    first
+                }
+                None => last,
             }
-            None => last,
         };
         let time = e.time();
         assert!(time >= self.now, "time went backwards");
         self.now = time;
         self.popped += 1;
         Some((time, e.event))
+    }
+}
+
+impl<E: Copy> EventQueue<E> {
+    /// Take the front of the lane with the smallest front, and find the lanes' new smallest.
+    #[inline]
+    fn pop_lane(&mut self) -> Option<Entry<E>> {
+        let fifo = &mut self.lanes[self.lane_min_at].fifo;
+        let e = fifo.pop_front()?;
+        self.fronts[self.lane_min_at] = fifo.front().map_or(NO_KEY, |f| f.key);
+        (self.lane_min, self.lane_min_at) = (self.fronts[0], 0);
+        for (at, &front) in self.fronts.iter().enumerate().skip(1) {
+            if front < self.lane_min {
+                (self.lane_min, self.lane_min_at) = (front, at);
+            }
+        }
+        Some(e)
     }
 }
 
@@ -134,16 +220,17 @@ impl<E> EventQueue<E> {
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(Entry::time)
+        let first = self.heap.first().map_or(NO_KEY, |e| e.key).min(self.lane_min);
+        (first != NO_KEY).then_some(SimTime((first >> 64) as u64))
     }
     pub fn now(&self) -> SimTime {
         self.now
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lanes.iter().map(|l| l.fifo.len()).sum::<usize>()
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
     /// Events popped so far.
     pub fn processed(&self) -> u64 {
@@ -213,6 +300,52 @@ mod tests {
                 proptest::prop_assert_eq!(q.pop(), Some(expected));
             }
             proptest::prop_assert_eq!(q.pop(), None);
+        }
+
+        /// The same with the lanes busy: events a few fixed delays ahead (as timers and links
+        /// schedule them) mixed with random ones, with keyed events whose key was taken earlier
+        /// (as a link's next arrival), and enough pending to make the heap and lanes deep.
+        /// The queue's order is that of one sorted set of (time, seq) whatever lane or heap
+        /// each event went to.
+        #[test]
+        fn lanes_and_heap_together_pop_in_time_and_insertion_order(
+            ops in proptest::collection::vec((0u8..10, 0u64..5_000), 0..2_000),
+        ) {
+            let mut q = EventQueue::default();
+            let mut pending = std::collections::BTreeSet::new();
+            let mut reserved: Vec<(u64, u64)> = Vec::new();
+            let mut seq = 0u64;
+            for (i, (op, r)) in ops.into_iter().enumerate() {
+                let now = q.now().0;
+                match op {
+                    0..=4 => {
+                        let d = [50, 1_000, 174_080, 5_000_000, r][usize::from(op)];
+                        q.schedule(SimTime(now + d), i);
+                        pending.insert((SimTime(now + d), seq, i));
+                        seq += 1;
+                    }
+                    5 => {
+                        reserved.push((q.take_seq(), r));
+                        seq += 1;
+                    }
+                    6 if !reserved.is_empty() => {
+                        let (k, d) = reserved.remove(0);
+                        q.schedule_keyed(SimTime(now + d), k, i);
+                        pending.insert((SimTime(now + d), k, i));
+                    }
+                    _ => {
+                        let expected = pending.pop_first().map(|(t, _, e)| (t, e));
+                        proptest::prop_assert_eq!(q.pop(), expected);
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), pending.len());
+            }
+            while let Some((t, _, e)) = pending.pop_first() {
+                proptest::prop_assert_eq!(q.peek_time(), Some(t));
+                proptest::prop_assert_eq!(q.pop(), Some((t, e)));
+            }
+            proptest::prop_assert_eq!(q.pop(), None);
+            proptest::prop_assert_eq!(q.peek_time(), None);
         }
     }
 }
