@@ -632,6 +632,7 @@ impl WorldBuilder {
         for &(f, ent) in &sampled_faces {
             sampled_entity[f.idx()] = Some(ent);
         }
+        let face_samples = super::face_samples::FaceSamples::new(self.faces.len(), sampled_faces.len());
         World {
             names: self.names,
             nodes: self.nodes,
@@ -644,6 +645,7 @@ impl WorldBuilder {
             end: SimTime::ZERO + self.duration,
             sample_interval: self.sample_interval,
             sampled_entity,
+            face_samples,
             sampled_faces,
             face_ids,
             work: VecDeque::new(),

@@ -130,6 +130,7 @@ impl World {
 
     /// A transmission or a drop: counted on the face, then seen by the observer.
     fn tap_counted(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
+        self.face_samples.mark(face);
         let c = &mut self.faces[face.idx()].counters;
         match point {
             TapPoint::Enqueue | TapPoint::Arrive => {}
@@ -223,6 +224,9 @@ impl World {
             self.transmit(face, packet);
             return;
         }
+        // A queued packet changes what the face's samples see. (Taking one off needs no mark
+        // of its own: it is sent, dropped or marked, and `tap_counted` marks each.)
+        self.face_samples.mark(face);
         if eg.queue.enqueue(packet, now) == Verdict::Dropped {
             self.tap(face, TapPoint::Drop(DropCause::Queue), &packet);
             return;

@@ -7,6 +7,7 @@
 //! face's node, and so on. Every crossing of a link is one packet hop.
 
 pub mod builder;
+mod face_samples;
 mod ip;
 mod link;
 mod mcast;
@@ -210,6 +211,8 @@ pub struct World {
     /// The recorder's entity of each sampled face, by face index (`None`: not sampled).
     sampled_entity: Vec<Option<EntityId>>,
     face_ids: FaceMetricIds,
+    /// The last values sampled from each sampled face, and which faces changed since.
+    face_samples: face_samples::FaceSamples,
     /// What nodes must still do in the current event, in order.
     work: VecDeque<Work>,
     /// Scratch buffers reused on the hot path.
@@ -266,6 +269,12 @@ impl World {
         self.apps.iter().find(|a| a.name == name).map(|a| a.id)
     }
     /// Declare the run stalled after `n` events at one instant, or packets within one event.
+    /// Read every face afresh at each sample and panic if a face's values changed though it
+    /// was not marked changed (a check for tests: the marks must cover every path).
+    pub fn check_face_samples(&mut self) {
+        self.face_samples.checking = true;
+    }
+
     pub fn set_stall_limit(&mut self, n: u64) {
         self.stall_limit = n.max(1);
     }
@@ -578,15 +587,34 @@ impl World {
         for slot in &self.apps {
             slot.app.sample(now, &mut self.recorder);
         }
-        for &(fid, ent) in &self.sampled_faces {
+        let ids = &self.face_ids;
+        let metrics = [ids.queue_packets, ids.queue_bytes, ids.bytes_sent, ids.drops, ids.marks];
+        for (at, &(fid, ent)) in self.sampled_faces.iter().enumerate() {
+            let unchanged = self.face_samples.unchanged(at, fid);
+            if let (Some(values), false) = (unchanged, self.face_samples.checking) {
+                for (m, v) in metrics.into_iter().zip(values) {
+                    self.recorder.face_sample(now, ent, m, v);
+                }
+                continue;
+            }
             let f = &self.faces[fid.idx()];
             let Some(eg) = &f.egress else { continue };
+            let values = [
+                eg.queue_packets() as f64,
+                crate::queue::QueueDisc::len_bytes(&eg.queue) as f64,
+                f.counters.bytes_sent as f64,
+                f.counters.drops() as f64,
+                f.counters.marks as f64,
+            ];
+            if let Some(kept) = unchanged {
+                assert_eq!(kept, values, "face {} changed without a mark at {now}", f.name);
+            }
+            for (m, v) in metrics.into_iter().zip(values) {
+                self.recorder.face_sample(now, ent, m, v);
+            }
+            let cacheable = eg.shaper.is_none() && f.link_service.is_none();
+            self.face_samples.read(at, fid, values, cacheable);
             let ids = &self.face_ids;
-            self.recorder.face_sample(now, ent, ids.queue_packets, eg.queue_packets() as f64);
-            self.recorder.face_sample(now, ent, ids.queue_bytes, crate::queue::QueueDisc::len_bytes(&eg.queue) as f64);
-            self.recorder.face_sample(now, ent, ids.bytes_sent, f.counters.bytes_sent as f64);
-            self.recorder.face_sample(now, ent, ids.drops, f.counters.drops() as f64);
-            self.recorder.face_sample(now, ent, ids.marks, f.counters.marks as f64);
             if eg.shaper.is_some() {
                 self.recorder.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
             }
