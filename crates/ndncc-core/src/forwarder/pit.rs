@@ -64,10 +64,10 @@ pub struct PitInterest {
 }
 
 impl PitInterest {
-    /// `packet` without its name; `None` if it is not an NDN packet.
-    pub fn of(packet: &Packet) -> Option<PitInterest> {
-        let h = packet.ndn()?;
-        Some(PitInterest {
+    /// `packet`, whose NDN header is `h`, without its name.
+    #[inline]
+    pub fn of(packet: &Packet, h: &Ndn) -> PitInterest {
+        PitInterest {
             enqueued_at: packet.enqueued_at,
             lifetime_ns: h.lifetime_ns,
             rate: h.rate,
@@ -78,7 +78,7 @@ impl PitInterest {
             mark: packet.mark,
             hops: packet.hops,
             route: packet.route,
-        })
+        }
     }
 
     /// The packet again, named `name`.
@@ -205,6 +205,10 @@ mod tests {
     use super::*;
     use crate::ids::NameId;
 
+    fn ndn_of(name: Name) -> Ndn {
+        Ndn { kind: NdnKind::Interest, name, nonce: 1, lifetime_ns: 0, rate: f64::INFINITY }
+    }
+
     fn entry(expiry: u64) -> PitEntry {
         let name = Name { prefix: NameId(0), seg: 1 };
         PitEntry {
@@ -213,7 +217,7 @@ mod tests {
             expiry: SimTime(expiry),
             marked: false,
             fib_entry: None,
-            interest: PitInterest::of(&Packet::interest(name, 40, 1, 0)).unwrap(),
+            interest: PitInterest::of(&Packet::interest(name, 40, 1, 0), &ndn_of(name)),
         }
     }
 
@@ -244,7 +248,8 @@ mod tests {
             p.route = route;
             p.link = LinkFields { tx_seq, ack };
             p.enqueued_at = SimTime(enqueued_at);
-            let kept = PitInterest::of(&p).unwrap();
+            let h = *p.ndn().unwrap();
+            let kept = PitInterest::of(&p, &h);
             proptest::prop_assert_eq!(kept.packet(name), p);
         }
     }

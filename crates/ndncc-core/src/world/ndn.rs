@@ -66,7 +66,6 @@ impl World {
             }
         }
         let expiry = now + SimDuration(h.lifetime_ns);
-        let Some(kept) = PitInterest::of(&pkt) else { return };
         let name = h.name;
         // The route is looked up before the PIT entry is made or updated, so the entry gets it
         // at once (a lookup has no effect but on the FIB's own cache).
@@ -91,7 +90,7 @@ impl World {
                     false
                 }
             };
-            e.interest = kept;
+            e.interest = PitInterest::of(&pkt, &h);
             let refreshed = expiry > e.expiry;
             if refreshed {
                 e.expiry = expiry;
@@ -112,8 +111,14 @@ impl World {
         } else {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
-            let entry =
-                PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry, interest: kept };
+            let entry = PitEntry {
+                in_records,
+                out_records: SmallVec::new(),
+                expiry,
+                marked: false,
+                fib_entry,
+                interest: PitInterest::of(&pkt, &h),
+            };
             n.pit.insert(name, entry);
             self.ensure_pit_sweep(node);
         }
