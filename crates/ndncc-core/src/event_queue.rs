@@ -29,7 +29,7 @@ impl<E> Entry<E> {
 }
 
 /// Lanes beside the heap; a delay's lane is picked by a hash of the delay.
-const LANES: usize = 4;
+const LANES: usize = 8;
 
 /// No key: an empty lane's or heap's. (A real key would need 2^64 - 1 events taken.)
 const NO_KEY: u128 = u128::MAX;
