@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 E3 = ROOT / "scenarios" / "e3.toml"
 #: E3 with 100 kB downloads: a run takes a few milliseconds.
 SMALL = ['apps.C1.file_size="100kB"', 'apps.C2.file_size="100kB"', 'simulation.duration="60s"']
-#: E3 as an endless 20 Mbps transfer: a run takes about half a second of wall time.
+#: E3 as an endless 20 Mbps transfer: 1,800 simulated seconds take about a second of wall
+#: time, long enough that a sweep of ten is still running when the test stops it.
 SLOW = ['apps.C1.file_size="2GB"', 'apps.C2.file_size="2GB"', 'links.R1-R2.bandwidth="20Mbps"']
 LOSS = "links.R1-R2.loss.p"
 WINDOWS = "apps.C1.window.type,apps.C2.window.type"
@@ -217,8 +218,8 @@ def test_keep_series_adds_each_runs_time_series(tmp_path):
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_a_killed_sweep_resumes_with_every_run_present_once(capsys, tmp_path, how):
-    args = ["sweep", E3, "--seeds", 10, "--workers", 2, "-o", tmp_path, "--set", 'simulation.duration="600s"']
-    args += [a for s in SLOW for a in ("--set", s)]
+    args = ["sweep", E3, "--seeds", 10, "--workers", 2, "-o", tmp_path]
+    args += [a for s in [*SLOW, 'simulation.duration="1800s"'] for a in ("--set", s)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "ndncc", *map(str, args)],
         stdout=subprocess.PIPE,

@@ -268,13 +268,13 @@ impl World {
     pub fn app_by_name(&self, name: &str) -> Option<AppId> {
         self.apps.iter().find(|a| a.name == name).map(|a| a.id)
     }
-    /// Declare the run stalled after `n` events at one instant, or packets within one event.
     /// Read every face afresh at each sample and panic if a face's values changed though it
     /// was not marked changed (a check for tests: the marks must cover every path).
     pub fn check_face_samples(&mut self) {
         self.face_samples.checking = true;
     }
 
+    /// Declare the run stalled after `n` events at one instant, or packets within one event.
     pub fn set_stall_limit(&mut self, n: u64) {
         self.stall_limit = n.max(1);
     }
