@@ -106,7 +106,8 @@ def test_a_signal_during_the_run_raises_keyboard_interrupt(scenario_file):
         if t > 1.0:
             signal.raise_signal(signal.SIGINT)
 
-    # Python's own Ctrl-C handler, whatever another test or library left installed.
+    # Python's own Ctrl-C handler, even when the tests run in a background job, which starts
+    # with SIGINT ignored (and Python then installs no handler).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):

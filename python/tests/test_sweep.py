@@ -225,6 +225,9 @@ def test_a_killed_sweep_resumes_with_every_run_present_once(capsys, tmp_path, ho
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal, even when the tests run in a background job (which starts
+        # with SIGINT ignored, and a child keeps an ignored signal ignored).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while len(finished(tmp_path)) < 2 and proc.poll() is None and time.monotonic() < deadline:
