@@ -89,27 +89,28 @@ impl Columns {
     /// Close the open block. When it repeats the keys of the block before it, point it at those
     /// and drop its own copy, and keep only the values that changed since that block.
     fn close_block(&mut self) {
-        let [.., prev, last] = self.blocks.as_mut_slice() else {
-            if let Some(only) = self.blocks.first() {
-                self.last.clear();
-                self.last.extend_from_slice(&self.values[self.values.len() - only.len()..]);
+        let Some(&closing) = self.blocks.last() else { return };
+        let open = self.values.len() - closing.len();
+        let repeat_of = match self.blocks.as_slice() {
+            [.., prev, _] if prev.len == closing.len => {
+                let (earlier, own) = self.keys.split_at(closing.keys_at);
+                (earlier.get(prev.keys_at..prev.keys_at + prev.len()) == Some(own)).then_some(prev.keys_at)
             }
-            return;
+            _ => None,
         };
-        let open = self.values.len() - last.len();
-        let (earlier, own) = self.keys.split_at(last.keys_at);
-        let repeat = prev.len == last.len && earlier.get(prev.keys_at..prev.keys_at + prev.len()) == Some(own);
-        if !repeat {
+        let Some(keys_at) = repeat_of else {
             self.last.clear();
             self.last.extend_from_slice(&self.values[open..]);
             return;
+        };
+        if let Some(b) = self.blocks.last_mut() {
+            b.keys_at = keys_at;
+            b.packed = true;
         }
-        last.keys_at = prev.keys_at;
-        self.keys.truncate(self.keys.len() - last.len());
+        self.keys.truncate(self.keys.len() - closing.len());
         // `last` holds the previous block's values, row for row: keep what differs, in place.
-        last.packed = true;
         let bits_at = self.changed.len();
-        self.changed.resize(bits_at + last.len().div_ceil(WORD), 0);
+        self.changed.resize(bits_at + closing.len().div_ceil(WORD), 0);
         let fresh = &mut self.values[open..];
         let mut kept = 0;
         for ((rows, before), bits) in
@@ -143,7 +144,7 @@ impl Columns {
 
     /// Every row in the order it was recorded: (t in ns, entity, metric, value).
     pub fn rows(&self) -> impl Iterator<Item = (u64, EntityId, MetricId, f64)> + '_ {
-        let mut blocks = self.blocks(Vec::new());
+        let mut blocks = self.blocks();
         let mut at = 0;
         std::iter::from_fn(move || loop {
             let (b, values) = blocks.current()?;
@@ -157,10 +158,9 @@ impl Columns {
         })
     }
 
-    /// The blocks in order, each with its values in full; `buffer` is reused for them.
-    fn blocks(&self, buffer: Vec<f64>) -> BlockValues<'_> {
-        let mut walk = BlockValues { cols: self, next: 0, stored_at: 0, bits_at: 0, values: buffer, current: None };
-        walk.values.clear();
+    /// The blocks in order, each with its values in full.
+    fn blocks(&self) -> BlockValues<'_> {
+        let mut walk = BlockValues { cols: self, next: 0, stored_at: 0, bits_at: 0, values: Vec::new(), current: None };
         walk.advance();
         walk
     }
@@ -171,7 +171,7 @@ impl Columns {
         let n = self.len();
         let (mut t, mut entity, mut metric) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         let mut value = Vec::with_capacity(n);
-        let mut blocks = self.blocks(Vec::new());
+        let mut blocks = self.blocks();
         while let Some((b, values)) = blocks.current() {
             t.extend(std::iter::repeat_n(time(b.t), b.len()));
             for &k in &self.keys[b.keys_at..b.keys_at + b.len()] {

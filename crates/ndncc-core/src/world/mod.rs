@@ -614,9 +614,8 @@ impl World {
             }
             let cacheable = eg.shaper.is_none() && f.link_service.is_none();
             self.face_samples.read(at, fid, values, cacheable);
-            let ids = &self.face_ids;
             if eg.shaper.is_some() {
-                self.recorder.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
+                self.recorder.face_sample(now, ent, self.face_ids.shaper_len, eg.shaper_len() as f64);
             }
             if let Some(ls) = &f.link_service {
                 let mut out = Vec::new();
