@@ -77,14 +77,17 @@ pub struct Egress {
     pub loss: LossModel,
     pub rng: SimRng,
     pub queue: AnyQueue,
-    pub shaper: Option<TokenBucketShaper>,
+    /// Boxed, like `underlay` and a face's `link_service`: most faces have none, and out of
+    /// line they leave the face small (512 bytes rather than 720), so more of the faces a
+    /// large topology sends on stay in the cache.
+    pub shaper: Option<Box<TokenBucketShaper>>,
     /// A `ShaperWake` event is pending for this time.
     pub shaper_wake_at: Option<SimTime>,
     /// The transmitter is busy until this time.
     pub busy_until: SimTime,
     /// A `TxDone` event is pending.
     pub tx_wake_pending: bool,
-    pub underlay: Option<Underlay>,
+    pub underlay: Option<Box<Underlay>>,
     /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
     pub in_flight: VecDeque<(SimTime, u64, Packet)>,
 }
@@ -106,7 +109,7 @@ pub struct Face {
     pub kind: FaceKind,
     pub egress: Option<Egress>,
     /// The face's link service, between the forwarder and the queue; `None` passes through.
-    pub link_service: Option<LinkServiceSlot>,
+    pub link_service: Option<Box<LinkServiceSlot>>,
     /// Interests sent on this face still waiting for Data or a NACK.
     pub pending_interests: u32,
     pub counters: FaceCounters,

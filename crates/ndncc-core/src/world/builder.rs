@@ -182,7 +182,7 @@ impl WorldBuilder {
             return Err(format!("face {} is not a link face", f.name));
         }
         let rng = stream(self.seed, &format!("linkservice:{}", f.name));
-        f.link_service = Some(LinkServiceSlot::new(s, rng));
+        f.link_service = Some(Box::new(LinkServiceSlot::new(s, rng)));
         Ok(())
     }
 
@@ -228,15 +228,17 @@ impl WorldBuilder {
         let shaper = match &p.shaper {
             Some(c) => {
                 c.validate().map_err(|e| format!("link {name}: {}", e.under("interest_shaper")))?;
-                Some(TokenBucketShaper::new(c, reverse_bps))
+                Some(Box::new(TokenBucketShaper::new(c, reverse_bps)))
             }
             None => None,
         };
         let underlay = match p.underlay {
             Some((0, _)) => return Err(format!("link {name}: underlay bandwidth must be > 0")),
-            Some((bandwidth_bps, limit_packets)) => {
-                Some(Underlay { bandwidth_bps, limit_packets: limit_packets.max(1), departures: VecDeque::new() })
-            }
+            Some((bandwidth_bps, limit_packets)) => Some(Box::new(Underlay {
+                bandwidth_bps,
+                limit_packets: limit_packets.max(1),
+                departures: VecDeque::new(),
+            })),
             None => None,
         };
         Ok(Egress {
