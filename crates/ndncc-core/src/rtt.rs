@@ -105,11 +105,23 @@ pub struct RttEstimator {
     /// ICP's timer τ [s].
     timer: f64,
     backoff: u32,
+    /// `rto()` as of the last change: a consumer reads it several times per packet, and the
+    /// formula takes a float rounding each time.
+    rto: SimDuration,
 }
 
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> RttEstimator {
-        RttEstimator { cfg, srtt: None, rttvar: 0.0, timer: cfg.initial_rto.get().as_secs_f64(), backoff: 1 }
+        let mut e = RttEstimator {
+            cfg,
+            srtt: None,
+            rttvar: 0.0,
+            timer: cfg.initial_rto.get().as_secs_f64(),
+            backoff: 1,
+            rto: SimDuration::ZERO,
+        };
+        e.rto = e.compute_rto();
+        e
     }
 
     /// Feed one valid sample (Karn's rule already applied). Resets the backoff.
@@ -127,6 +139,7 @@ impl RttEstimator {
         }
         self.timer += self.cfg.alpha * (self.cfg.k * r - self.timer);
         self.backoff = 1;
+        self.rto = self.compute_rto();
     }
 
     pub fn policy(&self) -> Backoff {
@@ -136,6 +149,7 @@ impl RttEstimator {
     /// Double the RTO after a timeout, up to `max_backoff`.
     pub fn backoff(&mut self) {
         self.backoff = (self.backoff * 2).min(self.cfg.max_backoff);
+        self.rto = self.compute_rto();
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
@@ -156,7 +170,11 @@ impl RttEstimator {
     }
 
     /// The current RTO: base × backoff, never above `max_rto`.
+    #[inline]
     pub fn rto(&self) -> SimDuration {
+        self.rto
+    }
+    fn compute_rto(&self) -> SimDuration {
         self.base_rto().saturating_mul(self.backoff as u64).min(self.cfg.max_rto.get())
     }
 }
