@@ -70,7 +70,7 @@ impl World {
         // The route is looked up before the PIT entry is made or updated, so the entry gets it
         // at once (a lookup has no effect but on the FIB's own cache).
         let fib_entry = n.fib.lookup(name.prefix, &self.names);
-        if let Some(e) = n.pit.get_mut(&name) {
+        if let Some((e, kept)) = n.pit.get_mut_with_interest(&name) {
             if e.has_nonce(h.nonce) {
                 n.counters.duplicates += 1;
                 let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == h.nonce);
@@ -90,7 +90,7 @@ impl World {
                     false
                 }
             };
-            e.interest = PitInterest::of(&pkt, &h);
+            *kept = PitInterest::of(&pkt, &h);
             let refreshed = expiry > e.expiry;
             if refreshed {
                 e.expiry = expiry;
@@ -111,15 +111,8 @@ impl World {
         } else {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
-            let entry = PitEntry {
-                in_records,
-                out_records: SmallVec::new(),
-                expiry,
-                marked: false,
-                fib_entry,
-                interest: PitInterest::of(&pkt, &h),
-            };
-            n.pit.insert(name, entry);
+            let entry = PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry };
+            n.pit.insert(name, entry, PitInterest::of(&pkt, &h));
             self.ensure_pit_sweep(node);
         }
         let n = &mut self.nodes[node.idx()];
@@ -290,8 +283,8 @@ impl World {
             });
         }
         let n = &mut self.nodes[node.idx()];
-        let Some(e) = n.pit.get(&name) else { return };
-        let interest = e.interest.packet(name);
+        let (Some(e), Some(kept)) = (n.pit.get(&name), n.pit.interest(&name)) else { return };
+        let interest = kept.packet(name);
         let fib_entry = e.fib_entry;
         let untried: SmallVec<[NextHop; 4]> = match fib_entry {
             Some(fe) => n
@@ -318,8 +311,8 @@ impl World {
         if !n.pit.get(&name).is_some_and(|e| e.all_nacked()) {
             return;
         }
+        let Some(interest) = n.pit.interest(&name).map(|k| k.packet(name)) else { return };
         let Some(e) = n.pit.remove(&name) else { return };
-        let interest = e.interest.packet(name);
         for rec in &e.in_records {
             let mut down = Packet::nack_for(&interest, reason);
             if let Some(dh) = down.ndn_mut() {
