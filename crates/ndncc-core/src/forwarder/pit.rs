@@ -251,12 +251,7 @@ mod tests {
     use super::*;
     use crate::ids::NameId;
 
-    fn ndn_of(name: Name) -> Ndn {
-        Ndn { kind: NdnKind::Interest, name, nonce: 1, lifetime_ns: 0, rate: f64::INFINITY }
-    }
-
     fn entry(expiry: u64) -> PitEntry {
-        let name = Name { prefix: NameId(0), seg: 1 };
         PitEntry {
             in_records: SmallVec::new(),
             out_records: SmallVec::new(),
