@@ -9,7 +9,9 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use rustc_hash::FxHashMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use smallvec::SmallVec;
 
 use super::fib::FibEntryId;
@@ -112,10 +114,51 @@ impl PitEntry {
     }
 }
 
+/// The PIT's hash of a name: the segment number added to a mix of the prefix in the low bits,
+/// which pick the bucket, and a mix of both in the top seven, which the table keeps as the
+/// bucket's tag. A consumer asks for segments in order and their Data come back in order, so
+/// its pending names lie in consecutive buckets: inserts and removals walk the table as two
+/// streams the processor prefetches instead of jumping about it (at 10 Gbit/s a router holds
+/// 50,000 entries, and a random bucket was a cache miss per lookup). The table is never
+/// iterated, so where names lie cannot change a result.
+#[derive(Default)]
+pub struct SegmentHasher {
+    prefix: u64,
+    seg: u64,
+}
+
+/// Bits of the hash the table uses as the bucket's tag (hashbrown's top seven).
+const TAG_BITS: u64 = 0x7F << 57;
+
+impl Hasher for SegmentHasher {
+    #[inline]
+    fn write_u32(&mut self, prefix: u32) {
+        self.prefix = u64::from(prefix);
+    }
+    #[inline]
+    fn write_u64(&mut self, seg: u64) {
+        self.seg = seg;
+    }
+    /// Any other input (not a `Name`'s) is folded into the segment.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.seg = self.seg.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // Fibonacci hashing: the product's high half is well spread for consecutive prefix
+        // numbers, and the rotation brings it down to the bits that pick the bucket.
+        let base = self.prefix.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32);
+        let tag = (self.seg ^ base).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        (tag & TAG_BITS) | (base.wrapping_add(self.seg) & !TAG_BITS)
+    }
+}
+
 #[derive(Default, Debug)]
 pub struct Pit {
     /// Where each pending name's entry lies in `slots`.
-    index: FxHashMap<Name, usize>,
+    index: HashMap<Name, usize, BuildHasherDefault<SegmentHasher>>,
     /// The entries, each made and read where it lies: a hash table of whole entries would move
     /// 168 bytes in and out of its buckets on every insert and removal (about 5% of a packet
     /// hop's instructions), where these buckets hold a name and a slot number. Freed slots are
@@ -339,6 +382,25 @@ mod tests {
             }
             proptest::prop_assert!(pit.slots.len() <= 12);
         }
+    }
+
+    #[test]
+    fn a_prefix_s_segments_hash_to_consecutive_buckets_with_spread_tags() {
+        use std::hash::BuildHasher;
+        let hash =
+            |prefix, seg| BuildHasherDefault::<SegmentHasher>::default().hash_one(Name { prefix: NameId(prefix), seg });
+        let mut tags = std::collections::HashSet::new();
+        for seg in 0..1000u64 {
+            let (h, next) = (hash(7, seg), hash(7, seg + 1));
+            assert_eq!((next & !TAG_BITS).wrapping_sub(h & !TAG_BITS) & !TAG_BITS, 1, "segment {seg}");
+            tags.insert(h & TAG_BITS);
+        }
+        // The tag tells names in neighbouring buckets apart: nearly all 128 values occur.
+        assert!(tags.len() > 120, "{} tags", tags.len());
+        // Prefixes start far apart, so their windows do not overlap.
+        let starts: Vec<u64> = (0..64).map(|p| hash(p, 0) & 0xFFFF).collect();
+        let close = starts.iter().enumerate().flat_map(|(i, a)| starts[i + 1..].iter().map(move |b| a.abs_diff(*b)));
+        assert!(close.filter(|d| *d < 16).count() < 4);
     }
 
     #[test]
