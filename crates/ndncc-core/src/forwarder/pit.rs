@@ -178,7 +178,8 @@ pub struct Pit {
     /// another, and the Data answering them, which come back in about the same order, read them
     /// as a stream the processor prefetches. (Last-freed-first reuse scatters a flow's entries
     /// once a few losses have shuffled the free list: with it `gbps-10`, 50,000 entries a
-    /// router, ran at 180 ns a hop for 16 s and at 470 after; in ring order it stays near 200.)
+    /// router, ran at 180 ns a hop for 16 s and at 400 to 470 after; in ring order it stays
+    /// near 200.)
     slots: Vec<Option<PitEntry>>,
     /// The kept Interest of each slot's entry (stale in a free slot).
     interests: Vec<PitInterest>,
