@@ -49,8 +49,8 @@ pub struct PitEntry {
 /// The last Interest received for a PIT entry's name (the template for NACKs and retries),
 /// kept without the name, which is the entry's key: 48 bytes rather than a whole `Packet`'s 80.
 /// Every field but the name is kept, so `packet` gives back exactly the packet `of` was given.
-/// The PIT keeps it beside the entry rather than in it (`Pit::interest`): only NACKs read it,
-/// and an entry without it is 120 bytes, two cache lines, where a Data touches it.
+/// The PIT keeps it beside the entry rather than in it (`Pit::get_with_interest`): only NACKs
+/// read it, and an entry without it is 120 bytes, two cache lines, where a Data touches it.
 #[derive(Clone, Copy, Debug)]
 pub struct PitInterest {
     enqueued_at: SimTime,
@@ -229,10 +229,10 @@ impl Pit {
         let &i = self.index.get(name)?;
         Some((self.slots[i].as_mut()?, &mut self.interests[i]))
     }
-    /// The Interest kept for `name`'s entry.
-    pub fn interest(&self, name: &Name) -> Option<&PitInterest> {
+    /// `name`'s entry with its kept Interest.
+    pub fn get_with_interest(&self, name: &Name) -> Option<(&PitEntry, &PitInterest)> {
         let &i = self.index.get(name)?;
-        self.slots[i].as_ref().map(|_| &self.interests[i])
+        Some((self.slots[i].as_ref()?, &self.interests[i]))
     }
     /// Add the entry for `name`, which has none, with the Interest that made it.
     pub fn insert(&mut self, name: Name, entry: PitEntry, interest: PitInterest) {
@@ -274,6 +274,12 @@ impl Pit {
     pub fn remove(&mut self, name: &Name) -> Option<PitEntry> {
         let i = self.index.remove(name)?;
         self.release(i)
+    }
+    /// Remove `name`'s entry and return it with its kept Interest.
+    pub fn remove_with_interest(&mut self, name: &Name) -> Option<(PitEntry, PitInterest)> {
+        let i = self.index.remove(name)?;
+        let kept = self.interests[i];
+        Some((self.release(i)?, kept))
     }
     #[inline]
     fn release(&mut self, i: usize) -> Option<PitEntry> {
@@ -434,7 +440,7 @@ mod tests {
                 proptest::prop_assert_eq!(pit.len(), model.len());
                 for seg in 0..12 {
                     let name = Name { prefix: NameId(0), seg };
-                    let got = pit.get(&name).map(|e| (e.expiry.0, nonce(pit.interest(&name).unwrap(), name)));
+                    let got = pit.get_with_interest(&name).map(|(e, k)| (e.expiry.0, nonce(k, name)));
                     proptest::prop_assert_eq!(got, model.get(&name).copied());
                 }
             }

@@ -283,7 +283,7 @@ impl World {
             });
         }
         let n = &mut self.nodes[node.idx()];
-        let (Some(e), Some(kept)) = (n.pit.get(&name), n.pit.interest(&name)) else { return };
+        let Some((e, kept)) = n.pit.get_with_interest(&name) else { return };
         let interest = kept.packet(name);
         let fib_entry = e.fib_entry;
         let untried: SmallVec<[NextHop; 4]> = match fib_entry {
@@ -311,8 +311,8 @@ impl World {
         if !n.pit.get(&name).is_some_and(|e| e.all_nacked()) {
             return;
         }
-        let Some(interest) = n.pit.interest(&name).map(|k| k.packet(name)) else { return };
-        let Some(e) = n.pit.remove(&name) else { return };
+        let Some((e, kept)) = n.pit.remove_with_interest(&name) else { return };
+        let interest = kept.packet(name);
         for rec in &e.in_records {
             let mut down = Packet::nack_for(&interest, reason);
             if let Some(dh) = down.ndn_mut() {
