@@ -18,7 +18,7 @@ pub use producer::{Producer, ProducerParams};
 use crate::names::NameTable;
 use crate::packet::Packet;
 use crate::recorder::{Recorder, SummaryRow};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// What an application hook may use.
 pub struct AppCtx<'a> {
@@ -30,11 +30,12 @@ pub struct AppCtx<'a> {
     /// outside a world (unit tests), where they fall back to their fixed sizes.
     pub names: Option<&'a NameTable>,
     wake: Option<SimTime>,
+    idle: Option<IdlePolls>,
 }
 
 impl<'a> AppCtx<'a> {
     pub fn new(now: SimTime, out: &'a mut Vec<Packet>, recorder: &'a mut Recorder) -> AppCtx<'a> {
-        AppCtx { now, out, recorder, names: None, wake: None }
+        AppCtx { now, out, recorder, names: None, wake: None, idle: None }
     }
     /// The same context with the world's names.
     pub fn with_names(self, names: &'a NameTable) -> AppCtx<'a> {
@@ -48,9 +49,54 @@ impl<'a> AppCtx<'a> {
     pub fn requested_wake(&self) -> Option<SimTime> {
         self.wake
     }
+    /// Promise, as the hook returns, that wake-ups before `idle.until` are idle polls (see
+    /// [`IdlePolls`]). A hook that does not promise it again withdraws it.
+    pub fn promise_idle_polls(&mut self, idle: IdlePolls) {
+        self.idle = Some(idle);
+    }
+    pub fn promised_idle_polls(&self) -> Option<IdlePolls> {
+        self.idle
+    }
     pub fn send(&mut self, p: Packet) {
         self.out.push(p);
     }
+}
+
+/// An application's promise that until `until` every wake-up is a timer poll that finds nothing
+/// due: all it does is move its poll clock on (`next_poll`, every `period`) and ask to be woken
+/// at the next poll. The world then runs such a wake-up itself, exactly as the application
+/// would, without reading the application's state: with many consumers most wake-ups are these
+/// polls, and each would otherwise read a consumer's cold memory to find nothing to do. Before
+/// the application's next hook the world hands it the poll clock back
+/// ([`Application::resume_polls`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdlePolls {
+    /// The first time a poll may find something to do (exclusive bound of the promise).
+    pub until: SimTime,
+    pub next_poll: SimTime,
+    /// Poll period, above zero.
+    pub period: SimDuration,
+}
+
+impl IdlePolls {
+    /// Run an idle poll at `now` (before `until`): move the poll clock on and return when to be
+    /// woken next.
+    pub fn poll(&mut self, now: SimTime) -> SimTime {
+        debug_assert!(now < self.until, "a poll the promise does not cover");
+        self.next_poll = next_poll_after(self.next_poll, self.period, now);
+        self.next_poll.max(now)
+    }
+}
+
+/// A poll clock standing at `next`, ticking every `period` (above zero), after a poll at `now`:
+/// unchanged when the poll came early, else the first tick after `now`.
+pub fn next_poll_after(next: SimTime, period: SimDuration, now: SimTime) -> SimTime {
+    if now < next || period == SimDuration::ZERO {
+        return next;
+    }
+    // The first tick `next + k·period` past `now`, k ≥ 1 (ticks saturate at the end of time).
+    let k = (now - next).nanos() / period.nanos() + 1;
+    next + period.saturating_mul(k)
 }
 
 /// Packet accounting of a consumer: every Interest transmission ends as exactly one of these.
@@ -88,6 +134,9 @@ pub trait Application: Send {
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet);
     /// A requested wake-up (possibly spurious).
     fn on_wake(&mut self, _ctx: &mut AppCtx) {}
+    /// The world ran idle polls on the application's behalf ([`IdlePolls`]); its poll clock now
+    /// stands at `next_poll`. Called before its next hook.
+    fn resume_polls(&mut self, _next_poll: SimTime) {}
     /// Record fixed-interval samples.
     fn sample(&self, _now: SimTime, _recorder: &mut Recorder) {}
     /// Per-run summary rows.
@@ -95,5 +144,45 @@ pub trait Application: Send {
     /// Consumers report their Interest accounting.
     fn conservation(&self) -> Option<Conservation> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The poll clock as consumers always moved it: one period at a time.
+    fn stepped(mut next: SimTime, period: SimDuration, now: SimTime) -> SimTime {
+        if period > SimDuration::ZERO {
+            while next <= now {
+                next += period;
+            }
+        }
+        next
+    }
+
+    proptest! {
+        #[test]
+        fn the_poll_clock_moves_to_the_first_tick_after_the_poll(
+            next in 0u64..10_000, period in 0u64..500, since in 0u64..20_000,
+        ) {
+            let (next, period) = (SimTime(next), SimDuration::from_nanos(period));
+            let now = SimTime(since);
+            prop_assert_eq!(next_poll_after(next, period, now), stepped(next, period, now));
+        }
+    }
+
+    #[test]
+    fn an_idle_poll_asks_for_the_next_tick_and_ticks_saturate_at_the_end_of_time() {
+        let mut idle =
+            IdlePolls { until: SimTime(1_000), next_poll: SimTime(100), period: SimDuration::from_nanos(50) };
+        assert_eq!(idle.poll(SimTime(60)), SimTime(100), "an early poll leaves the clock");
+        assert_eq!(idle.poll(SimTime(100)), SimTime(150));
+        assert_eq!(idle.poll(SimTime(420)), SimTime(450));
+        assert_eq!(idle.next_poll, SimTime(450));
+        let (half, late) = (SimDuration::from_nanos(u64::MAX / 2), SimTime(u64::MAX - 1));
+        assert_eq!(next_poll_after(SimTime(5), half, late), SimTime(u64::MAX));
+        assert_eq!(stepped(SimTime(5), half, late), SimTime(u64::MAX));
     }
 }

@@ -112,7 +112,8 @@ pub trait WindowControl: Send {
         HoleAction::Ignore
     }
     /// Interests allowed in flight. The consumer sends while `in_flight < floor(window())`
-    /// (and at least one when nothing is in flight).
+    /// (and at least one when nothing is in flight). It changes only in the hooks above, never
+    /// with time alone: between hooks a consumer's wake-ups rely on it staying put.
     fn window(&self) -> f64;
     /// Slow-start threshold, if the algorithm has one (recorded as a series).
     fn ssthresh(&self) -> Option<f64> {

@@ -335,7 +335,19 @@ impl WorldBuilder {
             reverse_bandwidth_bps: 0,
         });
         self.nodes[node.idx()].faces.push(face);
-        self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop, wake_at: None, wake_gen: 0 });
+        self.apps.push(AppSlot {
+            id,
+            name: name.to_owned(),
+            node,
+            face,
+            app,
+            start,
+            stop,
+            wake_at: None,
+            wake_gen: 0,
+            idle: None,
+            polled: false,
+        });
         (id, face)
     }
 
@@ -644,6 +656,8 @@ impl WorldBuilder {
             recorder: self.recorder,
             counters: RunCounters::default(),
             queue: EventQueue::default(),
+            idle_polls: true,
+            idle_polls_run: 0,
             end: SimTime::ZERO + self.duration,
             sample_interval: self.sample_interval,
             sampled_entity,

@@ -8,6 +8,8 @@
 
 pub mod builder;
 mod face_samples;
+#[cfg(test)]
+mod idle_polls_tests;
 mod ip;
 mod link;
 mod mcast;
@@ -19,7 +21,7 @@ use std::collections::VecDeque;
 pub use builder::{LinkParams, WorldBuilder};
 pub use probe::{jain_index, FlowKey};
 
-use crate::app::{AppCtx, Application, Conservation};
+use crate::app::{AppCtx, Application, Conservation, IdlePolls};
 use crate::event_queue::EventQueue;
 use crate::face::Face;
 use crate::forwarder::strategy::AnyStrategy;
@@ -177,6 +179,11 @@ pub struct AppSlot {
     pub stop: Option<SimTime>,
     wake_at: Option<SimTime>,
     wake_gen: u32,
+    /// What the app promised as its last hook returned: wake-ups before `until` are idle polls,
+    /// which the world runs itself.
+    idle: Option<IdlePolls>,
+    /// The world ran idle polls since the app's last hook: hand it its poll clock back first.
+    polled: bool,
 }
 
 /// Counters of the whole run.
@@ -205,6 +212,11 @@ pub struct World {
     pub recorder: Recorder,
     pub counters: RunCounters,
     queue: EventQueue<Event>,
+    /// Run apps' promised idle polls here instead of waking the apps (off only to test that
+    /// it changes nothing).
+    idle_polls: bool,
+    /// Idle polls run here so far.
+    idle_polls_run: u64,
     end: SimTime,
     sample_interval: Option<SimDuration>,
     sampled_faces: Vec<(FaceId, EntityId)>,
@@ -385,7 +397,18 @@ impl World {
                 let slot = &mut self.apps[app.idx()];
                 if slot.wake_gen == gen {
                     slot.wake_at = None;
-                    self.call_app(app, |a, ctx| a.on_wake(ctx));
+                    let now = self.queue.now();
+                    match slot.idle.as_mut().filter(|idle| self.idle_polls && now < idle.until) {
+                        Some(idle) => {
+                            // What the app would do at this wake-up, done without reading its state.
+                            let next = idle.poll(now);
+                            slot.polled = true;
+                            self.idle_polls_run += 1;
+                            self.last_actor = Actor::App(app);
+                            self.schedule_app_wake(app, next);
+                        }
+                        None => self.call_app(app, |a, ctx| a.on_wake(ctx)),
+                    }
                 }
             }
             Event::PitSweep { node } => self.on_pit_sweep(node),
@@ -411,8 +434,14 @@ impl World {
         let mut out = std::mem::take(&mut self.app_out);
         let requested = {
             let slot = &mut self.apps[app.idx()];
+            if std::mem::take(&mut slot.polled) {
+                if let Some(idle) = slot.idle {
+                    slot.app.resume_polls(idle.next_poll);
+                }
+            }
             let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder).with_names(&self.names);
             f(slot.app.as_mut(), &mut ctx);
+            slot.idle = ctx.promised_idle_polls();
             ctx.requested_wake()
         };
         let face = self.apps[app.idx()].face;
@@ -421,15 +450,21 @@ impl World {
         }
         self.app_out = out;
         if let Some(t) = requested {
-            let node = self.apps[app.idx()].node;
-            let t = self.nodes[node.idx()].align(t.max(now));
-            let slot = &mut self.apps[app.idx()];
-            if slot.wake_at.is_none_or(|w| t < w) {
-                slot.wake_gen = slot.wake_gen.wrapping_add(1);
-                slot.wake_at = Some(t);
-                let gen = slot.wake_gen;
-                self.schedule(t, Event::AppWake { app, gen });
-            }
+            self.schedule_app_wake(app, t);
+        }
+    }
+
+    /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
+    fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
+        let now = self.queue.now();
+        let node = self.apps[app.idx()].node;
+        let t = self.nodes[node.idx()].align(t.max(now));
+        let slot = &mut self.apps[app.idx()];
+        if slot.wake_at.is_none_or(|w| t < w) {
+            slot.wake_gen = slot.wake_gen.wrapping_add(1);
+            slot.wake_at = Some(t);
+            let gen = slot.wake_gen;
+            self.schedule(t, Event::AppWake { app, gen });
         }
     }
 

@@ -38,7 +38,7 @@ pub use objects::ObjectParams;
 pub use rate::RateConsumer;
 pub use window::WindowConsumer;
 
-use super::{AppCtx, Application, Conservation};
+use super::{next_poll_after, AppCtx, Application, Conservation, IdlePolls};
 use crate::cc::{DataEvent, LossEvent, NackAction, RateControl, SentEvent, WindowControl};
 use crate::histogram::{Histogram, RTT_PERCENTILES};
 use crate::ids::NameId;
@@ -572,11 +572,19 @@ impl ConsumerCore {
     pub fn on_timer_wake(&mut self, ctx: &mut AppCtx, ctl: &mut dyn Reactions) {
         if self.p.timeout_check == SimDuration::ZERO || ctx.now >= self.next_check {
             self.process_timeouts(ctx, ctl);
-            if self.p.timeout_check > SimDuration::ZERO {
-                while self.next_check <= ctx.now {
-                    self.next_check += self.p.timeout_check;
-                }
-            }
+            self.next_check = next_poll_after(self.next_check, self.p.timeout_check, ctx.now);
+        }
+    }
+
+    /// Promise the world that until the first timer deadline a wake-up is an idle poll: no
+    /// timeout falls due before it, and the caller (a window consumer fetching one stream) has
+    /// nothing else to do at a wake-up than poll. Call last in a hook, after sending.
+    pub fn promise_idle_polls(&mut self, ctx: &mut AppCtx) {
+        if self.p.timeout_check == SimDuration::ZERO || self.objects.is_some() {
+            return;
+        }
+        if let Some(until) = self.inflight.next_deadline(self.rtt.rto()) {
+            ctx.promise_idle_polls(IdlePolls { until, next_poll: self.next_check, period: self.p.timeout_check });
         }
     }
 

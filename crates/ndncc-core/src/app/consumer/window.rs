@@ -82,6 +82,9 @@ impl WindowConsumer {
         self.pump(ctx);
         self.core.request_timer_wake(ctx);
         self.core.request_arrival_wake(ctx);
+        // A wake-up only polls the timers and pumps: the window changes only in the
+        // controller's hooks, so a pump that stopped here stops at once at a wake-up too.
+        self.core.promise_idle_polls(ctx);
     }
 }
 
@@ -116,6 +119,10 @@ impl Application for WindowConsumer {
         let ctl: &mut dyn Reactions = &mut self.ctl;
         self.core.on_timer_wake(ctx, ctl);
         self.after_event(ctx);
+    }
+
+    fn resume_polls(&mut self, next_poll: SimTime) {
+        self.core.next_check = next_poll;
     }
 
     fn sample(&self, now: SimTime, rec: &mut Recorder) {
