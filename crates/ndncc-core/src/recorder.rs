@@ -138,6 +138,21 @@ impl Columns {
     pub fn len(&self) -> usize {
         self.rows
     }
+
+    /// The last `n` rows pushed, as (entity, metric, value), if they all lie in the open block
+    /// (pushed at one instant, after its first row).
+    pub fn last_rows(&self, n: usize) -> Option<impl Iterator<Item = (EntityId, MetricId, f64)> + '_> {
+        let b = self.blocks.last()?;
+        if b.packed || b.len() < n {
+            return None;
+        }
+        let keys = &self.keys[b.keys_at + b.len() - n..b.keys_at + b.len()];
+        let values = &self.values[self.values.len() - n..];
+        Some(keys.iter().zip(values).map(|(&k, &v)| {
+            let (e, m) = unkey(k);
+            (e, m, v)
+        }))
+    }
     pub fn is_empty(&self) -> bool {
         self.rows == 0
     }

@@ -381,6 +381,10 @@ impl WindowControl for PyWindow {
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         self.c.metrics(out);
     }
+    /// A Python `metrics()` may read anything, so it is called at every sample.
+    fn metrics_change_only_in_hooks(&self) -> bool {
+        self.c.metrics.is_none()
+    }
     fn use_rng(&mut self, rng: SimRng) {
         self.c.give_rng(rng);
     }
@@ -432,6 +436,10 @@ impl RateControl for PyRate {
     }
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         self.c.metrics(out);
+    }
+    /// A Python `metrics()` may read anything, so it is called at every sample.
+    fn metrics_change_only_in_hooks(&self) -> bool {
+        self.c.metrics.is_none()
     }
 }
 

@@ -122,6 +122,11 @@ pub trait WindowControl: Send {
     /// The controller's own state, recorded every sampling interval as (metric, value):
     /// CUBIC's K and W_max, say.
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// Whether `metrics` reads only state the hooks above change (true of every built-in
+    /// controller): the consumer's samples are then repeated, unread, while no hook ran.
+    fn metrics_change_only_in_hooks(&self) -> bool {
+        true
+    }
     /// The controller's own random stream, given once by the consumer before the run (for
     /// probabilistic decisions such as RAAQM's). Default: not needed.
     fn use_rng(&mut self, _rng: crate::rng::SimRng) {}
@@ -139,4 +144,8 @@ pub trait RateControl: Send {
     fn rate(&self) -> f64;
     /// The controller's own state, recorded every sampling interval as (metric, value).
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// Whether `metrics` reads only state the hooks above change (see `WindowControl`).
+    fn metrics_change_only_in_hooks(&self) -> bool {
+        true
+    }
 }

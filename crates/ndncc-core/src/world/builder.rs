@@ -647,6 +647,7 @@ impl WorldBuilder {
             sampled_entity[f.idx()] = Some(ent);
         }
         let face_samples = super::face_samples::FaceSamples::new(self.faces.len(), sampled_faces.len());
+        let app_samples = super::app_samples::AppSamples::new(self.apps.len());
         World {
             names: self.names,
             nodes: self.nodes,
@@ -656,12 +657,13 @@ impl WorldBuilder {
             recorder: self.recorder,
             counters: RunCounters::default(),
             queue: EventQueue::default(),
-            idle_polls: true,
+            shortcuts: true,
             idle_polls_run: 0,
             end: SimTime::ZERO + self.duration,
             sample_interval: self.sample_interval,
             sampled_entity,
             face_samples,
+            app_samples,
             sampled_faces,
             face_ids,
             work: VecDeque::new(),

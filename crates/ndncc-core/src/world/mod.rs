@@ -6,15 +6,16 @@
 //! (serialisation at the link's bandwidth); after the propagation delay it arrives at the peer
 //! face's node, and so on. Every crossing of a link is one packet hop.
 
+mod app_samples;
 pub mod builder;
 mod face_samples;
-#[cfg(test)]
-mod idle_polls_tests;
 mod ip;
 mod link;
 mod mcast;
 mod ndn;
 mod probe;
+#[cfg(test)]
+mod shortcut_tests;
 
 use std::collections::VecDeque;
 
@@ -212,9 +213,10 @@ pub struct World {
     pub recorder: Recorder,
     pub counters: RunCounters,
     queue: EventQueue<Event>,
-    /// Run apps' promised idle polls here instead of waking the apps (off only to test that
-    /// it changes nothing).
-    idle_polls: bool,
+    /// Take the shortcuts that change nothing recorded: run apps' promised idle polls here
+    /// instead of waking the apps, and repeat the last samples of apps none of whose hooks ran
+    /// since (off only to test that they change nothing).
+    shortcuts: bool,
     /// Idle polls run here so far.
     idle_polls_run: u64,
     end: SimTime,
@@ -225,6 +227,8 @@ pub struct World {
     face_ids: FaceMetricIds,
     /// The last values sampled from each sampled face, and which faces changed since.
     face_samples: face_samples::FaceSamples,
+    /// The rows each app's last sample recorded, and which apps ran a hook since.
+    app_samples: app_samples::AppSamples,
     /// What nodes must still do in the current event, in order.
     work: VecDeque<Work>,
     /// Scratch buffers reused on the hot path.
@@ -398,7 +402,7 @@ impl World {
                 if slot.wake_gen == gen {
                     slot.wake_at = None;
                     let now = self.queue.now();
-                    match slot.idle.as_mut().filter(|idle| self.idle_polls && now < idle.until) {
+                    match slot.idle.as_mut().filter(|idle| self.shortcuts && now < idle.until) {
                         Some(idle) => {
                             // What the app would do at this wake-up, done without reading its state.
                             let next = idle.poll(now);
@@ -439,6 +443,7 @@ impl World {
                     slot.app.resume_polls(idle.next_poll);
                 }
             }
+            self.app_samples.mark(app.idx());
             let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder).with_names(&self.names);
             f(slot.app.as_mut(), &mut ctx);
             slot.idle = ctx.promised_idle_polls();
@@ -619,9 +624,18 @@ impl World {
 
     fn on_sample(&mut self) {
         let now = self.now();
-        for slot in &self.apps {
+        self.app_samples.begin();
+        for (i, slot) in self.apps.iter().enumerate() {
+            if self.shortcuts && self.app_samples.repeat(i, now, &mut self.recorder) {
+                continue;
+            }
+            let before = self.recorder.series.len();
             slot.app.sample(now, &mut self.recorder);
+            let rows = self.recorder.series.len() - before;
+            let keep = self.shortcuts && slot.app.samples_change_only_in_hooks();
+            self.app_samples.sampled(i, rows, keep, &self.recorder);
         }
+        self.app_samples.end();
         let ids = &self.face_ids;
         let metrics = [ids.queue_packets, ids.queue_bytes, ids.bytes_sent, ids.drops, ids.marks];
         for (at, &(fid, ent)) in self.sampled_faces.iter().enumerate() {

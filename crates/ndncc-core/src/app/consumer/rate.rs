@@ -161,6 +161,10 @@ impl Application for RateConsumer {
         self.core.sample(now, rec);
     }
 
+    fn samples_change_only_in_hooks(&self) -> bool {
+        self.ctl.metrics_change_only_in_hooks()
+    }
+
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         self.core.summary(end, out);
     }

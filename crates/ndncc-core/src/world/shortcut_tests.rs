@@ -1,13 +1,15 @@
-//! The world's idle polls change nothing: a run in which the world runs consumers' idle timer
-//! polls itself records exactly what a run that wakes every consumer for every poll records.
+//! The world's shortcuts change nothing: a run in which the world runs consumers' idle timer
+//! polls itself and repeats the samples of apps that ran no hook since records exactly what a
+//! run that wakes every consumer for every poll and samples every app afresh records.
 
 use super::World;
 use crate::time::SimDuration;
 
-/// Consumers that poll their timers in different ways over a lossy bottleneck: AIMD and PCON
-/// windows that time out and back off, a deadline per Interest, a file download that ends, a
-/// consumer that stops early, odd poll periods, and a coarse clock that moves wake-ups onto
-/// its ticks.
+/// Consumers that poll their timers in different ways over a lossy bottleneck: AIMD, CUBIC and
+/// PCON windows that time out and back off, a deadline per Interest, a file download that ends,
+/// a consumer that stops early, odd poll periods, a coarse clock that moves wake-ups onto its
+/// ticks, and rate consumers, one of them starting late. Samples every 50 ms, shorter than most
+/// gaps between a quiet consumer's packets, so that many are repeated.
 const SCENARIO: &str = r#"
 [simulation]
 duration = "6s"
@@ -84,6 +86,26 @@ node = "C"
 prefix = "/p/c"
 window = { type = "fixed", window = 25 }
 timeout_check = "20ms"
+
+[apps.cubic]
+type = "consumer"
+node = "B"
+prefix = "/p/u"
+window = { type = "cubic" }
+start = "1s"
+
+[apps.cbr]
+type = "consumer"
+node = "A"
+prefix = "/p/r"
+rate = { type = "constant", rate = 30.0 }
+
+[apps.late_cbr]
+type = "consumer"
+node = "C"
+prefix = "/p/l"
+rate = { type = "constant", rate = 3.0 }
+start = "2.5s"
 "#;
 
 fn world() -> World {
@@ -100,15 +122,17 @@ fn rows(w: &World) -> (Vec<Row>, Vec<Row>) {
 }
 
 #[test]
-fn running_idle_polls_in_the_world_records_what_waking_the_consumers_does() {
+fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
     let mut fast = world();
     fast.run(SimDuration::ZERO, &mut |_| true);
     let mut slow = world();
-    slow.idle_polls = false;
+    slow.shortcuts = false;
     slow.run(SimDuration::ZERO, &mut |_| true);
 
     assert!(fast.idle_polls_run > 300, "the world ran only {} idle polls", fast.idle_polls_run);
     assert_eq!(slow.idle_polls_run, 0);
+    assert!(fast.app_samples.repeated > 100, "the world repeated only {} samples", fast.app_samples.repeated);
+    assert_eq!(slow.app_samples.repeated, 0);
     assert!(slow.recorder.series.len() > 1000);
     let timeouts = slow.summary().iter().filter(|r| r.metric == "timeouts").map(|r| r.value).sum::<f64>();
     assert!(timeouts > 10.0, "the scenario should time Interests out, timed out {timeouts}");
