@@ -15,7 +15,10 @@ pub type MetricId = u32;
 /// per row says which). Periodic samples repeat their keys at every tick, and most of their
 /// values too (idle faces, counters that did not move, queues that stayed empty), so a sampled
 /// row costs one bit when it repeats and 8 bytes when it does not, rather than 24. Values are
-/// compared bit for bit, so every value comes back exactly as pushed.
+/// compared bit for bit, so every value comes back exactly as pushed. A block is built packed
+/// while its rows repeat the keys of the block before, row for row, so a row that repeats its
+/// key and value costs two reads and no writes; the first row that does not turns the block
+/// into an ordinary one, which is packed when it closes if its keys repeat after all.
 #[derive(Default, Debug, Clone)]
 pub struct Columns {
     blocks: Vec<Block>,
@@ -30,8 +33,26 @@ pub struct Columns {
     /// a new word): bit i is set when row i's value is stored.
     changed: Vec<u64>,
     /// Every value of the last closed block: what the next block's values are compared with.
+    /// While the open block repeats it, its first rows hold the open block's values instead.
     last: Vec<f64>,
     rows: usize,
+    /// Set while the open block repeats the keys of the block before it, row for row so far:
+    /// it is then built packed as it goes (see `push_repeating`).
+    repeat: Option<Repeat>,
+}
+
+/// The open block repeats the keys of the closed block before it, so far.
+#[derive(Clone, Copy, Debug)]
+struct Repeat {
+    /// The open block's time.
+    t: u64,
+    /// Rows of the open block so far.
+    row: usize,
+    /// The earlier block's keys (its `keys_at`) and length.
+    keys_at: usize,
+    len: usize,
+    /// Where the open block's bits start in `changed`.
+    bits_at: usize,
 }
 
 /// Rows at one time: `len` values, keyed by `keys[keys_at..keys_at + len]`.
@@ -66,29 +87,111 @@ fn unkey(k: Key) -> (EntityId, MetricId) {
 const WORD: usize = u64::BITS as usize;
 
 impl Columns {
-    #[inline]
+    /// Always inline: samplers push a row per value, and most rows repeat (see below).
+    #[inline(always)]
     pub fn push(&mut self, t: SimTime, entity: EntityId, metric: MetricId, value: f64) {
+        let k = key(entity, metric);
+        // While the open block repeats the block before it, most rows go no further.
+        match self.repeat {
+            Some(r) if r.t == t.0 && r.row < r.len && self.keys.get(r.keys_at + r.row) == Some(&k) => {
+                self.push_repeated(value)
+            }
+            _ => self.push_other(t, k, value),
+        }
+    }
+
+    /// The next row of a repeating open block, its key the earlier block's: stored as closing
+    /// would pack it, a bit and the value only if it changed (`last` holds the open block's
+    /// values so far). A row that repeats its key and value costs two reads and no writes.
+    #[inline(always)]
+    fn push_repeated(&mut self, value: f64) {
+        let Some(r) = &mut self.repeat else { return };
+        let row = r.row;
+        r.row += 1;
+        if row % WORD == 0 {
+            self.changed.push(0);
+        }
+        if let Some(before) = self.last.get_mut(row) {
+            if before.to_bits() != value.to_bits() {
+                *before = value;
+                if let Some(w) = self.changed.get_mut(r.bits_at + row / WORD) {
+                    *w |= 1 << (row % WORD);
+                }
+                self.values.push(value);
+            }
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.len += 1;
+        }
+        self.rows += 1;
+    }
+
+    /// Any other row: the first of a new instant (its block starts out repeating the one
+    /// before), the first that breaks a repeat (the block becomes an ordinary one), or a row of
+    /// an ordinary block.
+    #[inline(never)]
+    fn push_other(&mut self, t: SimTime, k: Key, value: f64) {
         // A block of u32::MAX rows at one instant is closed and another opened at the same time.
-        match self.blocks.last_mut() {
-            Some(b) if b.t == t.0 && b.len < u32::MAX => b.len += 1,
+        match self.blocks.last() {
+            Some(b) if b.t == t.0 && b.len < u32::MAX => {}
             _ => self.open_block(t),
         }
-        self.keys.push(key(entity, metric));
+        match self.repeat {
+            Some(r) if r.row == 0 && self.keys.get(r.keys_at) == Some(&k) => return self.push_repeated(value),
+            Some(_) => self.unrepeat(),
+            None => {}
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            b.len += 1;
+        }
+        self.keys.push(k);
         self.values.push(value);
         self.rows += 1;
     }
 
-    /// Close the open block and open one at `t` with one row. Out of line: it runs once per
-    /// instant, `push` once per row.
+    /// Turn the open block, built packed while it repeated the block before it, into an
+    /// ordinary one: its own keys and every value.
+    #[cold]
+    fn unrepeat(&mut self) {
+        let (Some(r), Some(b)) = (self.repeat.take(), self.blocks.last_mut()) else { return };
+        let stored: u32 = self.changed[r.bits_at..].iter().map(|w| w.count_ones()).sum();
+        self.values.truncate(self.values.len() - stored as usize);
+        self.changed.truncate(r.bits_at);
+        let (rows, keys_at) = (b.len(), self.keys.len());
+        self.keys.extend_from_within(r.keys_at..r.keys_at + rows);
+        // `last` holds the open block's values in its first rows.
+        self.values.extend_from_slice(&self.last[..rows]);
+        b.keys_at = keys_at;
+        b.packed = false;
+    }
+
+    /// Close the open block and open an empty one at `t`, which starts out repeating the
+    /// block before it. Out of line: it runs once per instant, `push` once per row.
     #[inline(never)]
     fn open_block(&mut self, t: SimTime) {
         self.close_block();
-        self.blocks.push(Block { t: t.0, keys_at: self.keys.len(), len: 1, packed: false });
+        let block = match self.blocks.last() {
+            Some(prev) => {
+                let bits_at = self.changed.len();
+                self.repeat = Some(Repeat { t: t.0, row: 0, keys_at: prev.keys_at, len: prev.len(), bits_at });
+                Block { t: t.0, keys_at: prev.keys_at, len: 0, packed: true }
+            }
+            None => Block { t: t.0, keys_at: self.keys.len(), len: 0, packed: false },
+        };
+        self.blocks.push(block);
     }
 
-    /// Close the open block. When it repeats the keys of the block before it, point it at those
-    /// and drop its own copy, and keep only the values that changed since that block.
+    /// Close the open block. One that repeated the block before it to the end is complete
+    /// already. Otherwise, when it repeats the keys of the block before it after all, point it
+    /// at those and drop its own copy, and keep only the values that changed since that block.
     fn close_block(&mut self) {
+        if let (Some(r), Some(b)) = (self.repeat, self.blocks.last()) {
+            if b.len() == r.len {
+                self.repeat = None;
+                return;
+            }
+            self.unrepeat();
+        }
         let Some(&closing) = self.blocks.last() else { return };
         let open = self.values.len() - closing.len();
         let repeat_of = match self.blocks.as_slice() {
@@ -143,11 +246,17 @@ impl Columns {
     /// (pushed at one instant, after its first row).
     pub fn last_rows(&self, n: usize) -> Option<impl Iterator<Item = (EntityId, MetricId, f64)> + '_> {
         let b = self.blocks.last()?;
-        if b.packed || b.len() < n {
+        let len = b.len();
+        if len < n {
             return None;
         }
-        let keys = &self.keys[b.keys_at + b.len() - n..b.keys_at + b.len()];
-        let values = &self.values[self.values.len() - n..];
+        let keys = &self.keys[b.keys_at + len - n..b.keys_at + len];
+        // A repeating open block's values are in `last`; an ordinary one's at the end.
+        let values = match self.repeat {
+            Some(_) => &self.last[len - n..len],
+            None if !b.packed => &self.values[self.values.len() - n..],
+            None => return None,
+        };
         Some(keys.iter().zip(values).map(|(&k, &v)| {
             let (e, m) = unkey(k);
             (e, m, v)
@@ -238,7 +347,9 @@ impl BlockValues<'_> {
         let Some(b) = self.current else { return };
         self.next += 1;
         if b.packed {
-            // The values are those of the block before, with the changed rows replaced.
+            // The values are those of the block before, with the changed rows replaced (an
+            // open block may have fewer rows so far).
+            self.values.truncate(b.len());
             let bits = &cols.changed[self.bits_at..self.bits_at + b.len().div_ceil(WORD)];
             for (i, v) in self.values.iter_mut().enumerate() {
                 if bits[i / WORD] & (1 << (i % WORD)) != 0 {
@@ -381,8 +492,9 @@ mod tests {
         assert_eq!(c.rows().collect::<Vec<_>>(), rows);
         assert_eq!(c.len(), rows.len());
         // One copy of the tick's three keys; the odd block's one; the tick's keys again (their
-        // block follows the odd one, and only the previous block is compared); the open block's.
-        assert_eq!(c.keys.len(), 3 + 1 + 3 + 1);
+        // block follows the odd one, and only the previous block is compared). The open block
+        // repeats the first key of the block before it, so it has none of its own so far.
+        assert_eq!(c.keys.len(), 3 + 1 + 3);
         let (t, e, m, v) = c.clone().into_columns(|ns| ns);
         let back: Vec<_> = (0..t.len()).map(|i| (t[i], e[i], m[i], v[i])).collect();
         assert_eq!(back, rows);
@@ -408,9 +520,10 @@ mod tests {
         c.push(SimTime(5_000), 0, 0, 0.5);
         rows.push((5_000, 0, 0, 0.5));
         // The first block in full; then for each of the nine packed blocks row 0 and row 70;
-        // the open block in full.
+        // the open block, which repeats the first key of the block before, its changed value
+        // (0.5 where that block had 9) and a word of bits.
         assert_eq!(c.values.len(), 71 + 9 * 2 + 1);
-        assert_eq!(c.changed.len(), 9 * 2);
+        assert_eq!(c.changed.len(), 9 * 2 + 1);
         assert_eq!(c.len(), rows.len());
         assert_eq!(c.rows().collect::<Vec<_>>(), rows);
         let (t, e, m, v) = c.into_columns(|ns| ns);
@@ -434,6 +547,75 @@ mod tests {
                 rows.push((t, e, m, set[v].to_bits()));
             }
             let bits = |r: (u64, u32, u32, f64)| (r.0, r.1, r.2, r.3.to_bits());
+            proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows.clone());
+            let (ts, es, ms, vs) = c.into_columns(|ns| ns);
+            let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i].to_bits())).collect();
+            proptest::prop_assert_eq!(back, rows);
+        }
+
+        /// Reading at any point, an open block half repeated included, gives the rows pushed
+        /// so far, and the last rows of the open block come back as pushed.
+        #[test]
+        fn rows_read_at_any_point_are_the_rows_pushed_so_far(
+            pushes in proptest::collection::vec((0u64..2, 0u32..3, 0u32..2, 0usize..5, proptest::bool::ANY), 0..200),
+        ) {
+            let set = [0.0, -0.0, 1.0, f64::NAN, 2.5];
+            let bits = |r: (u64, u32, u32, f64)| (r.0, r.1, r.2, r.3.to_bits());
+            let mut c = Columns::default();
+            let (mut t, mut rows) = (0u64, Vec::new());
+            let mut open = 0usize;
+            for (dt, e, m, v, read) in pushes {
+                t += dt;
+                open = if dt == 0 && !rows.is_empty() { open + 1 } else { 1 };
+                c.push(SimTime(t), e, m, set[v]);
+                rows.push((t, e, m, set[v].to_bits()));
+                if read {
+                    proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows.clone());
+                    for n in 0..=open.min(3) {
+                        let tail: Vec<_> = rows[rows.len() - n..].iter().map(|r| (r.1, r.2, r.3)).collect();
+                        let last = c.last_rows(n).map(|it| it.map(|(e, m, v)| (e, m, v.to_bits())).collect::<Vec<_>>());
+                        proptest::prop_assert_eq!(last, Some(tail));
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(c.len(), rows.len());
+            proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows);
+        }
+
+        /// Ticks that mostly repeat one sequence of keys, some ending early, some running on,
+        /// some with a key changed part-way, with values that mostly repeat: every row comes
+        /// back bit for bit, and a tick that repeats the one before stores no keys.
+        #[test]
+        fn ticks_that_repeat_break_off_or_run_on_come_back_bit_for_bit(
+            ticks in proptest::collection::vec((0usize..4, 0usize..12, proptest::collection::vec(0usize..5, 12)), 1..40),
+        ) {
+            let set = [0.0, -0.0, 1.0, f64::NAN, 2.5];
+            let bits = |r: (u64, u32, u32, f64)| (r.0, r.1, r.2, r.3.to_bits());
+            let mut c = Columns::default();
+            let mut rows = Vec::new();
+            let (mut keys_stored, mut before) = (0, Vec::new());
+            for (i, (change, at, values)) in ticks.iter().enumerate() {
+                let t = i as u64 * 100;
+                // 0: the usual 8 keys; 1: stop after `at`; 2: 4 more at the end; 3: key `at` differs.
+                let len = match change { 1 => (*at).clamp(1, 8), 2 => 12, _ => 8 };
+                let mut keys = Vec::new();
+                for r in 0..len {
+                    let e = if *change == 3 && r == *at { 99 } else { r as u32 };
+                    let v = set[values[r]];
+                    c.push(SimTime(t), e, 1, v);
+                    rows.push((t, e, 1, v.to_bits()));
+                    keys.push(e);
+                }
+                // A closed tick keeps keys unless it repeats the one before; the open one so far
+                // unless it began as that one did.
+                let last = i + 1 == ticks.len();
+                let repeats = if last { before.starts_with(&keys) } else { keys == before };
+                if !repeats || i == 0 {
+                    keys_stored += keys.len();
+                }
+                before = keys;
+            }
+            proptest::prop_assert_eq!(c.keys.len(), keys_stored);
             proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows.clone());
             let (ts, es, ms, vs) = c.into_columns(|ns| ns);
             let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i].to_bits())).collect();
