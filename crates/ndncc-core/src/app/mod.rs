@@ -140,8 +140,9 @@ pub trait Application: Send {
     /// Record fixed-interval samples.
     fn sample(&self, _now: SimTime, _recorder: &mut Recorder) {}
     /// Whether `sample` records only what the application's hooks change, nothing that moves
-    /// with time alone (nor with `now`). The world then repeats the rows of its last sample,
-    /// without reading the application, while none of its hooks ran. Default: false.
+    /// with time alone (nor with `now`), and only with `Recorder::sample`. The world then
+    /// repeats the rows of its last sample, without reading the application, while none of its
+    /// hooks ran. Default: false.
     fn samples_change_only_in_hooks(&self) -> bool {
         false
     }
