@@ -71,7 +71,7 @@ type = "consumer"
 node = "B"
 prefix = "/p/d"
 window = { type = "aimd" }
-segments = 900
+segments = 150
 
 [apps.stops]
 type = "consumer"
@@ -86,6 +86,14 @@ node = "C"
 prefix = "/p/c"
 window = { type = "fixed", window = 25 }
 timeout_check = "20ms"
+
+[apps.drains]
+type = "consumer"
+node = "B"
+prefix = "/p/n"
+window = { type = "fixed", window = 10 }
+start = "3s"
+stop = "4s"
 
 [apps.cubic]
 type = "consumer"
@@ -108,9 +116,34 @@ rate = { type = "constant", rate = 3.0 }
 start = "2.5s"
 "#;
 
-fn world() -> World {
-    let sc = crate::scenario::load_str(SCENARIO, "idle_polls.toml", &[]).expect("a valid scenario");
+fn world(text: &str, file: &str) -> World {
+    let sc = crate::scenario::load_str(text, file, &[]).expect("a valid scenario");
     crate::instantiate::build_world(&sc, 1).expect("builds")
+}
+
+/// A shipped scenario's text.
+fn shipped(file: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Run `text` with the shortcuts and without; check that they record the same and run the same
+/// number of events, and return both worlds.
+fn both(text: &str, file: &str) -> (World, World) {
+    let mut fast = world(text, file);
+    fast.run(SimDuration::ZERO, &mut |_| true);
+    let mut slow = world(text, file);
+    slow.shortcuts = false;
+    slow.run(SimDuration::ZERO, &mut |_| true);
+    assert_eq!(slow.idle_polls_run, 0);
+    assert_eq!(slow.app_samples.repeated, 0);
+    assert_eq!(fast.counters, slow.counters, "{file}: events or hops differ");
+    assert!(rows(&fast) == rows(&slow), "{file}: recorded rows differ");
+    let summary = |w: &World| -> Vec<(String, String, u64)> {
+        w.summary().into_iter().map(|r| (r.entity, r.metric, r.value.to_bits())).collect()
+    };
+    assert_eq!(summary(&fast), summary(&slow), "{file}: summaries differ");
+    (fast, slow)
 }
 
 type Row = (u64, u32, u32, u64);
@@ -123,23 +156,20 @@ fn rows(w: &World) -> (Vec<Row>, Vec<Row>) {
 
 #[test]
 fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
-    let mut fast = world();
-    fast.run(SimDuration::ZERO, &mut |_| true);
-    let mut slow = world();
-    slow.shortcuts = false;
-    slow.run(SimDuration::ZERO, &mut |_| true);
-
+    let (fast, slow) = both(SCENARIO, "shortcuts.toml");
     assert!(fast.idle_polls_run > 300, "the world ran only {} idle polls", fast.idle_polls_run);
-    assert_eq!(slow.idle_polls_run, 0);
     assert!(fast.app_samples.repeated > 100, "the world repeated only {} samples", fast.app_samples.repeated);
-    assert_eq!(slow.app_samples.repeated, 0);
     assert!(slow.recorder.series.len() > 1000);
     let timeouts = slow.summary().iter().filter(|r| r.metric == "timeouts").map(|r| r.value).sum::<f64>();
     assert!(timeouts > 10.0, "the scenario should time Interests out, timed out {timeouts}");
-    assert_eq!(fast.counters, slow.counters);
-    assert!(rows(&fast) == rows(&slow), "recorded rows differ");
-    let summary = |w: &World| -> Vec<(String, String, u64)> {
-        w.summary().into_iter().map(|r| (r.entity, r.metric, r.value.to_bits())).collect()
-    };
-    assert_eq!(summary(&fast), summary(&slow));
+}
+
+/// Two shipped scenarios: a consumer that stops and drains its window (`dumbbell.toml`), and
+/// AIMD consumers with a deadline per Interest polled every 10 ms (`e3.toml`).
+#[test]
+fn the_shortcuts_change_nothing_in_shipped_scenarios() {
+    for file in ["dumbbell.toml", "e3.toml"] {
+        let (fast, _) = both(&shipped(file), file);
+        assert!(fast.idle_polls_run > 100, "{file}: the world ran only {} idle polls", fast.idle_polls_run);
+    }
 }

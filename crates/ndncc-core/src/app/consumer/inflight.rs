@@ -248,6 +248,12 @@ impl InFlight {
         self.timers.peek().map(|(key, _, _)| if self.per_interest_rto { key } else { key + rto })
     }
 
+    /// No transmission times out before this, given the current RTO: the oldest timer item's
+    /// deadline, answered or not (answered items are cleared lazily, and are the oldest).
+    pub fn deadline_bound(&self, rto: SimDuration) -> Option<SimTime> {
+        self.timers.peek().map(|(key, _, _)| if self.per_interest_rto { key } else { key + rto })
+    }
+
     /// Remove and return one transmission whose deadline is at or before `now`.
     pub fn pop_expired(&mut self, now: SimTime, rto: SimDuration) -> Option<(u64, Outstanding)> {
         let deadline = self.next_deadline(rto)?;

@@ -576,14 +576,18 @@ impl ConsumerCore {
         }
     }
 
-    /// Promise the world that until the first timer deadline a wake-up is an idle poll: no
-    /// timeout falls due before it, and the caller (a window consumer fetching one stream) has
-    /// nothing else to do at a wake-up than poll. Call last in a hook, after sending.
+    /// Promise the world that until the oldest timer item's deadline a wake-up is an idle poll:
+    /// no timeout falls due before it, and the caller (a window consumer fetching one stream)
+    /// has nothing else to do at a wake-up than poll. The oldest item may be answered already
+    /// (they are cleared lazily), which only makes the promise shorter: reading the true first
+    /// deadline would clear them here, for each packet. Call last in a hook, after sending.
     pub fn promise_idle_polls(&mut self, ctx: &mut AppCtx) {
-        if self.p.timeout_check == SimDuration::ZERO || self.objects.is_some() {
+        // With nothing in flight a wake-up asks for no further one (answered items may still
+        // wait in the timer queue, and would make a promise of a poll that never comes).
+        if self.p.timeout_check == SimDuration::ZERO || self.objects.is_some() || self.inflight.is_empty() {
             return;
         }
-        if let Some(until) = self.inflight.next_deadline(self.rtt.rto()) {
+        if let Some(until) = self.inflight.deadline_bound(self.rtt.rto()) {
             ctx.promise_idle_polls(IdlePolls { until, next_poll: self.next_check, period: self.p.timeout_check });
         }
     }
