@@ -116,8 +116,8 @@ rate = { type = "constant", rate = 3.0 }
 start = "2.5s"
 "#;
 
-fn world(text: &str, file: &str) -> World {
-    let sc = crate::scenario::load_str(text, file, &[]).expect("a valid scenario");
+fn world(text: &str, file: &str, overrides: &[String]) -> World {
+    let sc = crate::scenario::load_str(text, file, overrides).expect("a valid scenario");
     crate::instantiate::build_world(&sc, 1).expect("builds")
 }
 
@@ -129,10 +129,10 @@ fn shipped(file: &str) -> String {
 
 /// Run `text` with the shortcuts and without; check that they record the same and run the same
 /// number of events, and return both worlds.
-fn both(text: &str, file: &str) -> (World, World) {
-    let mut fast = world(text, file);
+fn both(text: &str, file: &str, overrides: &[String]) -> (World, World) {
+    let mut fast = world(text, file, overrides);
     fast.run(SimDuration::ZERO, &mut |_| true);
-    let mut slow = world(text, file);
+    let mut slow = world(text, file, overrides);
     slow.shortcuts = false;
     slow.run(SimDuration::ZERO, &mut |_| true);
     assert_eq!(slow.idle_polls_run, 0);
@@ -156,7 +156,7 @@ fn rows(w: &World) -> (Vec<Row>, Vec<Row>) {
 
 #[test]
 fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
-    let (fast, slow) = both(SCENARIO, "shortcuts.toml");
+    let (fast, slow) = both(SCENARIO, "shortcuts.toml", &[]);
     assert!(fast.idle_polls_run > 300, "the world ran only {} idle polls", fast.idle_polls_run);
     assert!(fast.app_samples.repeated > 100, "the world repeated only {} samples", fast.app_samples.repeated);
     assert!(slow.recorder.series.len() > 1000);
@@ -164,12 +164,37 @@ fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
     assert!(timeouts > 10.0, "the scenario should time Interests out, timed out {timeouts}");
 }
 
-/// Two shipped scenarios: a consumer that stops and drains its window (`dumbbell.toml`), and
-/// AIMD consumers with a deadline per Interest polled every 10 ms (`e3.toml`).
+/// Every shipped scenario, its first 8 simulated seconds (coarse clocks, multicast, multipath,
+/// TCP …), and two in full: a consumer that stops at 25 s and drains its window
+/// (`dumbbell.toml`), and AIMD consumers with a deadline per Interest polled every 10 ms
+/// (`e3.toml`).
 #[test]
 fn the_shortcuts_change_nothing_in_shipped_scenarios() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the scenarios directory")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.ends_with(".toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "only {} scenario files", files.len());
+    let (mut polls, mut repeats, mut ran) = (0, 0, 0);
+    let eight_seconds = ["simulation.duration=\"8s\"".to_string()];
     for file in ["dumbbell.toml", "e3.toml"] {
-        let (fast, _) = both(&shipped(file), file);
+        let (fast, _) = both(&shipped(file), file, &[]);
         assert!(fast.idle_polls_run > 100, "{file}: the world ran only {} idle polls", fast.idle_polls_run);
     }
+    for file in &files {
+        let text = shipped(file);
+        // A scenario whose traffic starts later cannot be cut short; it is left out.
+        if crate::scenario::load_str(&text, file, &eight_seconds).is_err() {
+            continue;
+        }
+        let (fast, _) = both(&text, file, &eight_seconds);
+        polls += fast.idle_polls_run;
+        repeats += fast.app_samples.repeated;
+        ran += 1;
+    }
+    assert!(ran + 2 >= files.len(), "only {ran} of {} scenarios could run for 8 s", files.len());
+    assert!(polls > 1000 && repeats > 100, "{polls} idle polls and {repeats} repeated samples in all");
 }
