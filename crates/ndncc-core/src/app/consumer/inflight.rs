@@ -245,11 +245,12 @@ impl InFlight {
     /// When the oldest transmission times out, given the current RTO.
     pub fn next_deadline(&mut self, rto: SimDuration) -> Option<SimTime> {
         self.clean_top();
-        self.timers.peek().map(|(key, _, _)| if self.per_interest_rto { key } else { key + rto })
+        self.deadline_bound(rto)
     }
 
-    /// No transmission times out before this, given the current RTO: the oldest timer item's
-    /// deadline, answered or not (answered items are cleared lazily, and are the oldest).
+    /// No transmission times out before this, given the current RTO: the deadline of the
+    /// oldest timer item, answered or not. Answered items leave the queue lazily, so this may
+    /// come before the first live one; after `clean_top` it is that one.
     pub fn deadline_bound(&self, rto: SimDuration) -> Option<SimTime> {
         self.timers.peek().map(|(key, _, _)| if self.per_interest_rto { key } else { key + rto })
     }
