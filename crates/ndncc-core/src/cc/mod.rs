@@ -140,7 +140,8 @@ pub trait RateControl: Send {
     fn on_nack(&mut self, _ev: &LossEvent) -> NackAction {
         NackAction::Ignore
     }
-    /// Current sending rate [Interests/s].
+    /// Current sending rate [Interests/s]. It changes only in the hooks above, never with time
+    /// alone: credit accrues at the rate in force until a hook changes it.
     fn rate(&self) -> f64;
     /// The controller's own state, recorded every sampling interval as (metric, value).
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
