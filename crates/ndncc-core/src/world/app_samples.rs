@@ -65,14 +65,10 @@ impl AppSamples {
     pub fn sampled(&mut self, i: usize, n: usize, keep: bool, rec: &Recorder) {
         self.changed[i] = false;
         let at = self.next.len();
-        self.spans[i] = match keep.then(|| rec.series.last_rows(n)).flatten() {
-            Some(rows) => {
-                self.next.extend(rows);
-                Some((at, n))
-            }
-            None if keep && n == 0 => Some((at, 0)),
-            None => None,
-        };
+        self.spans[i] = keep.then(|| rec.series.last_rows(n)).flatten().map(|rows| {
+            self.next.extend(rows);
+            (at, n)
+        });
     }
 
     /// End a tick: this tick's rows are the ones kept.
