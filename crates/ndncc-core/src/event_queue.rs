@@ -9,8 +9,7 @@
 //! every lane is sorted, and a pop takes the smaller of the heap's top and the lanes' smallest
 //! front: the order of events is exactly that of one heap.
 
-use std::collections::VecDeque;
-
+use crate::ring::Ring;
 use crate::time::SimTime;
 
 /// One scheduled event with its order key: time in the high 64 bits, insertion sequence in
@@ -37,7 +36,7 @@ const NO_KEY: u128 = u128::MAX;
 /// Events scheduled `delay` ahead, in key order.
 struct Lane<E> {
     delay: u64,
-    fifo: VecDeque<Entry<E>>,
+    fifo: Ring<Entry<E>>,
 }
 
 /// A binary min-heap on (time, seq) in a `Vec`, written out here rather than taken from
@@ -65,7 +64,7 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: Vec::new(),
-            lanes: std::array::from_fn(|_| Lane { delay: 0, fifo: VecDeque::new() }),
+            lanes: std::array::from_fn(|_| Lane { delay: 0, fifo: Ring::new() }),
             fronts: [NO_KEY; LANES],
             lane_min: NO_KEY,
             lane_min_at: 0,

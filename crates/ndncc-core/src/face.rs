@@ -18,6 +18,7 @@ use crate::loss::LossModel;
 use crate::packet::Packet;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
+use crate::ring::Ring;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -89,7 +90,7 @@ pub struct Egress {
     pub tx_wake_pending: bool,
     pub underlay: Option<Box<Underlay>>,
     /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
-    pub in_flight: VecDeque<(SimTime, u64, Packet)>,
+    pub in_flight: Ring<(SimTime, u64, Packet)>,
 }
 
 impl Egress {

@@ -31,6 +31,7 @@ pub mod packet;
 pub mod plugin;
 pub mod queue;
 pub mod recorder;
+pub mod ring;
 pub mod rng;
 pub mod routing;
 pub mod rtt;

@@ -1,7 +1,7 @@
 //! Producer: answers every Interest under its prefix with a Data of a fixed size, optionally
 //! after a processing delay.
 
-use std::collections::VecDeque;
+use crate::ring::Ring;
 
 use super::{AppCtx, Application};
 use crate::packet::{NdnKind, Packet};
@@ -38,14 +38,14 @@ impl ProducerParams {
 pub struct Producer {
     p: ProducerParams,
     /// Data waiting out the processing delay, in the order they become ready.
-    pending: VecDeque<(SimTime, Packet)>,
+    pending: Ring<(SimTime, Packet)>,
     interests_received: u64,
     data_sent: u64,
 }
 
 impl Producer {
     pub fn new(p: ProducerParams) -> Producer {
-        Producer { p, pending: VecDeque::new(), interests_received: 0, data_sent: 0 }
+        Producer { p, pending: Ring::new(), interests_received: 0, data_sent: 0 }
     }
     fn flush(&mut self, ctx: &mut AppCtx) {
         while let Some((t, d)) = self.pending.front().copied() {

@@ -7,7 +7,7 @@
 //! that would break the order (a shorter lifetime) goes to a small min-heap instead.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -17,6 +17,7 @@ use smallvec::SmallVec;
 use super::fib::FibEntryId;
 use crate::ids::FaceId;
 use crate::packet::{Header, LinkFields, NackReason, Name, Ndn, NdnKind, Packet};
+use crate::ring::Ring;
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug)]
@@ -192,7 +193,7 @@ pub struct Pit {
     /// `RING_FROM`, smaller in tests so that they switch between the two orders.
     ring_from: usize,
     /// Expiry records in non-decreasing time order.
-    in_order: VecDeque<(SimTime, Name)>,
+    in_order: Ring<(SimTime, Name)>,
     /// Expiry records that arrived out of order.
     out_of_order: BinaryHeap<Reverse<(SimTime, Name)>>,
 }
@@ -206,7 +207,7 @@ impl Default for Pit {
             free: Vec::new(),
             cursor: 0,
             ring_from: RING_FROM,
-            in_order: VecDeque::new(),
+            in_order: Ring::new(),
             out_of_order: BinaryHeap::new(),
         }
     }

@@ -1,6 +1,6 @@
 //! DropTail: first in, first out, tail drop when full (in packets or in bytes).
 
-use std::collections::VecDeque;
+use crate::ring::Ring;
 
 use super::{Dequeued, QueueDisc, Verdict};
 use crate::packet::Packet;
@@ -27,13 +27,13 @@ impl Limit {
 #[derive(Debug)]
 pub struct DropTail {
     limit: Limit,
-    fifo: VecDeque<Packet>,
+    fifo: Ring<Packet>,
     bytes: u64,
 }
 
 impl DropTail {
     pub fn new(limit: Limit) -> DropTail {
-        DropTail { limit, fifo: VecDeque::new(), bytes: 0 }
+        DropTail { limit, fifo: Ring::new(), bytes: 0 }
     }
     pub fn limit(&self) -> Limit {
         self.limit

@@ -252,7 +252,7 @@ impl WorldBuilder {
             busy_until: SimTime::ZERO,
             tx_wake_pending: false,
             underlay,
-            in_flight: VecDeque::new(),
+            in_flight: crate::ring::Ring::new(),
         })
     }
 
@@ -666,7 +666,7 @@ impl WorldBuilder {
             app_samples,
             sampled_faces,
             face_ids,
-            work: VecDeque::new(),
+            work: crate::ring::Ring::new(),
             app_out: Vec::new(),
             actions: Vec::new(),
             probes: Default::default(),

@@ -17,7 +17,7 @@ mod probe;
 #[cfg(test)]
 mod shortcut_tests;
 
-use std::collections::VecDeque;
+use crate::ring::Ring;
 
 pub use builder::{LinkParams, WorldBuilder};
 pub use probe::{jain_index, FlowKey};
@@ -230,7 +230,7 @@ pub struct World {
     /// The rows each app's last sample recorded, and which apps ran a hook since.
     app_samples: app_samples::AppSamples,
     /// What nodes must still do in the current event, in order.
-    work: VecDeque<Work>,
+    work: Ring<Work>,
     /// Scratch buffers reused on the hot path.
     app_out: Vec<Packet>,
     actions: Vec<NodeAction>,

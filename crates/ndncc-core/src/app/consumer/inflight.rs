@@ -11,6 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
+use crate::ring::Ring;
 use crate::time::{SimDuration, SimTime};
 
 /// One outstanding Interest transmission.
@@ -47,7 +48,7 @@ pub struct InFlight {
 /// keeps its own RTO. Stale items (answered, or superseded by a resend) are skipped lazily.
 enum Timers {
     /// Keys are send times, which never decrease: a FIFO is already in key order.
-    Fifo(VecDeque<(SimTime, u64, u64)>),
+    Fifo(Ring<(SimTime, u64, u64)>),
     /// Keys are deadlines, in any order.
     Heap(BinaryHeap<Reverse<(SimTime, u64, u64)>>),
 }
@@ -118,7 +119,7 @@ impl InFlight {
             stragglers: BTreeMap::new(),
             len: 0,
             slack: WINDOW_SLACK,
-            timers: if per_interest_rto { Timers::Heap(BinaryHeap::new()) } else { Timers::Fifo(VecDeque::new()) },
+            timers: if per_interest_rto { Timers::Heap(BinaryHeap::new()) } else { Timers::Fifo(Ring::new()) },
             per_interest_rto,
         }
     }
