@@ -20,7 +20,7 @@ impl World {
                 Transport::Udp(u) => u.dst_port,
             };
             match n.ports.iter().find(|(p, _)| *p == port) {
-                Some(&(_, app_face)) => self.send_on_face(app_face, packet),
+                Some(&(_, app_face)) => self.send_on_face(app_face, &mut packet),
                 None => n.counters.ip_unroutable += 1,
             }
             return;

@@ -19,26 +19,24 @@ use crate::time::{SimDuration, SimTime};
 impl World {
     /// Hand `packet` to `face` for sending: to its application, or through its link service
     /// into its egress.
-    pub(super) fn send_on_face(&mut self, face: FaceId, packet: Packet) {
+    pub(super) fn send_on_face(&mut self, face: FaceId, packet: &mut Packet) {
         match self.faces[face.idx()].kind {
             FaceKind::App { app } => self.deliver_to_app(app, packet),
             FaceKind::Link { .. } => {
-                let packet = if self.faces[face.idx()].link_service.is_some() {
-                    match self.call_link_service(face, |s, ctx| s.on_send(ctx, packet)) {
-                        Some(p) => p,
+                if self.faces[face.idx()].link_service.is_some() {
+                    match self.call_link_service(face, |s, ctx| s.on_send(ctx, *packet)) {
+                        Some(p) => *packet = p,
                         None => return,
                     }
-                } else {
-                    packet
-                };
+                }
                 self.egress_send(face, packet)
             }
         }
     }
 
-    fn deliver_to_app(&mut self, app: AppId, packet: Packet) {
-        self.probes.on_deliver(app, &packet);
-        self.call_app(app, |a, ctx| a.on_packet(ctx, &packet));
+    fn deliver_to_app(&mut self, app: AppId, packet: &Packet) {
+        self.probes.on_deliver(app, packet);
+        self.call_app(app, |a, ctx| a.on_packet(ctx, packet));
     }
 
     /// The head of the flight of link direction `from` arrives at the other end; the next packet
@@ -56,20 +54,18 @@ impl World {
     }
 
     /// A packet arrives at `face` from its link: through the face's link service to its node.
-    fn arrive(&mut self, face: FaceId, packet: Packet) {
+    fn arrive(&mut self, face: FaceId, mut packet: Packet) {
         self.tap(face, TapPoint::Arrive, &packet);
-        let packet = if self.faces[face.idx()].link_service.is_some() {
+        if self.faces[face.idx()].link_service.is_some() {
             match self.call_link_service(face, |s, ctx| s.on_receive(ctx, packet)) {
-                Some(p) => p,
+                Some(p) => packet = p,
                 None => return,
             }
-        } else {
-            packet
-        };
+        }
         // Straight to the node when nothing else waits in this event (the usual case: the
         // arrival is the event); the order is the same as queueing it behind nothing.
         if self.work.is_empty() {
-            self.receive(face, packet);
+            self.receive(face, &mut packet);
         } else {
             self.work.push_back(super::Work::Receive(face, packet));
         }
@@ -161,14 +157,14 @@ impl World {
         }
     }
 
-    fn egress_send(&mut self, face: FaceId, packet: Packet) {
+    fn egress_send(&mut self, face: FaceId, packet: &mut Packet) {
         let now = self.now();
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         if packet.is_interest() {
             if let Some(shaper) = eg.shaper.as_mut() {
-                if shaper.offer(packet, now) == Verdict::Dropped {
-                    self.tap(face, TapPoint::Drop(DropCause::Shaper), &packet);
+                if shaper.offer(*packet, now) == Verdict::Dropped {
+                    self.tap(face, TapPoint::Drop(DropCause::Shaper), packet);
                 } else {
                     self.kick_shaper(face);
                 }
@@ -185,7 +181,7 @@ impl World {
             let Some(eg) = self.faces[face.idx()].egress.as_mut() else { return };
             let Some(shaper) = eg.shaper.as_mut() else { return };
             match shaper.poll(now) {
-                ShaperPoll::Ready(p) => self.enqueue_for_tx(face, p),
+                ShaperPoll::Ready(mut p) => self.enqueue_for_tx(face, &mut p),
                 ShaperPoll::Wait(t) => {
                     let t = t.max(now + SimDuration(1));
                     if eg.shaper_wake_at.is_none_or(|w| t < w) {
@@ -209,26 +205,26 @@ impl World {
         self.kick_shaper(face);
     }
 
-    fn enqueue_for_tx(&mut self, face: FaceId, mut packet: Packet) {
+    fn enqueue_for_tx(&mut self, face: FaceId, packet: &mut Packet) {
         let now = self.now();
         // Stamped here as well as by the built-in disciplines, so sojourn times are right
         // behind a plug-in queue that does not stamp.
         packet.enqueued_at = now;
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
-        if !eg.tx_wake_pending && eg.busy_until <= now && eg.queue.passes_straight_through(&packet) {
+        if !eg.tx_wake_pending && eg.busy_until <= now && eg.queue.passes_straight_through(packet) {
             // An empty FIFO in front of an idle transmitter: the packet would be queued and
             // taken straight back. The face counts and taps it as queued, then sends it.
             f.counters.max_queue_packets = f.counters.max_queue_packets.max(1);
-            self.tap(face, TapPoint::Enqueue, &packet);
+            self.tap(face, TapPoint::Enqueue, packet);
             self.transmit(face, packet);
             return;
         }
         // A queued packet changes what the face's samples see. (Taking one off needs no mark
         // of its own: it is sent, dropped or marked, and `tap_counted` marks each.)
         self.face_samples.mark(face);
-        if eg.queue.enqueue(packet, now) == Verdict::Dropped {
-            self.tap(face, TapPoint::Drop(DropCause::Queue), &packet);
+        if eg.queue.enqueue(*packet, now) == Verdict::Dropped {
+            self.tap(face, TapPoint::Drop(DropCause::Queue), packet);
             return;
         }
         let q = eg.queue.len_packets() as u64;
@@ -236,7 +232,7 @@ impl World {
             f.counters.max_queue_packets = q;
         }
         let (pending, busy_until) = (eg.tx_wake_pending, eg.busy_until);
-        self.tap(face, TapPoint::Enqueue, &packet);
+        self.tap(face, TapPoint::Enqueue, packet);
         if pending {
             return;
         }
@@ -261,7 +257,7 @@ impl World {
         if !matches!(self.faces[face.idx()].kind, FaceKind::Link { .. }) {
             return;
         }
-        let p = loop {
+        let mut p = loop {
             let Some(eg) = self.faces[face.idx()].egress.as_mut() else { return };
             let mut dropped = std::mem::take(&mut self.dropped);
             let next = eg.queue.dequeue(now, &mut dropped);
@@ -283,19 +279,19 @@ impl World {
             }
             break p;
         };
-        self.transmit(face, p);
+        self.transmit(face, &mut p);
     }
 
     /// Put `p`, just taken from the queue of `face` (a link face: only those have an egress),
     /// on the wire.
-    fn transmit(&mut self, face: FaceId, mut p: Packet) {
+    fn transmit(&mut self, face: FaceId, p: &mut Packet) {
         let now = self.now();
         if self.faces[face.idx()].link_service.is_some() {
-            self.call_link_service(face, |s, ctx| s.on_transmit(ctx, &mut p));
+            self.call_link_service(face, |s, ctx| s.on_transmit(ctx, p));
         }
-        self.tap(face, TapPoint::Transmit, &p);
+        self.tap(face, TapPoint::Transmit, p);
         // Here rather than in `tap`, which every packet event passes and which stays lean.
-        self.probes.on_transmit(face, now, &p);
+        self.probes.on_transmit(face, now, p);
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         let end = now + SimDuration::transmission(p.size as u64, eg.bandwidth_bps);
@@ -329,13 +325,13 @@ impl World {
             // of the flight is in the event queue.
             let seq = self.queue.take_seq();
             let first = eg.in_flight.is_empty();
-            eg.in_flight.push_back((t, seq, p));
+            eg.in_flight.push_back((t, seq, *p));
             if first {
                 self.queue.schedule_keyed(t, seq, Event::Arrive { from: face });
             }
         }
         if let Some(c) = cause {
-            self.tap(face, TapPoint::Drop(c), &p);
+            self.tap(face, TapPoint::Drop(c), p);
         }
         if more {
             self.schedule(end, Event::TxDone { face });

@@ -34,7 +34,7 @@ impl World {
                 None => {
                     let app = route.downstream.iter().copied().find(|&f| self.faces[f.idx()].peer().is_none());
                     match app {
-                        Some(f) => self.send_on_face(f, packet),
+                        Some(f) => self.send_on_face(f, &mut packet),
                         None => self.nodes[node.idx()].counters.mcast_unroutable += 1,
                     }
                 }

@@ -562,8 +562,8 @@ impl World {
                 return;
             }
             match w {
-                Work::Receive(face, p) => self.receive(face, p),
-                Work::Send(face, p) => self.send_on_face(face, p),
+                Work::Receive(face, mut p) => self.receive(face, &mut p),
+                Work::Send(face, mut p) => self.send_on_face(face, &mut p),
                 Work::Refuse(face, p, reason) => self.refuse_held_interest(face, p, reason),
             }
         }
@@ -571,14 +571,14 @@ impl World {
 
     /// A node receives `packet` on `in_face` (from a link, an application or one of its own
     /// components): the handler of its protocol takes it.
-    fn receive(&mut self, in_face: FaceId, mut packet: Packet) {
+    fn receive(&mut self, in_face: FaceId, packet: &mut Packet) {
         let node = self.faces[in_face.idx()].node;
         self.last_actor = Actor::Node(node);
         packet.hops = packet.hops.saturating_add(1);
         match packet.header {
             Header::Ndn(_) => self.ndn_receive(node, in_face, packet),
-            Header::Ip(_) => self.ip_receive(node, in_face, packet),
-            Header::Mcast(_) => self.mcast_receive(node, in_face, packet),
+            Header::Ip(_) => self.ip_receive(node, in_face, *packet),
+            Header::Mcast(_) => self.mcast_receive(node, in_face, *packet),
             // Link-layer frames belong to link services, which absorb them on arrival; one that
             // reaches a node (its face has no service) has no one to read it.
             Header::LinkAck => {}
@@ -604,7 +604,7 @@ impl World {
                 None::<()>
             });
         }
-        self.send_on_face(face, packet);
+        self.send_on_face(face, &mut packet);
     }
 
     fn on_module_tick(&mut self, node: NodeId, module: u32) {

@@ -20,7 +20,7 @@ const PIT_SWEEP_GRAIN: SimDuration = SimDuration::from_millis(10);
 
 impl World {
     /// An NDN packet arrives at `node` on `in_face`.
-    pub(super) fn ndn_receive(&mut self, node: NodeId, in_face: FaceId, packet: Packet) {
+    pub(super) fn ndn_receive(&mut self, node: NodeId, in_face: FaceId, packet: &mut Packet) {
         let Some(h) = packet.ndn() else { return };
         let (kind, name) = (h.kind, h.name);
         let now = self.now();
@@ -34,20 +34,20 @@ impl World {
         match kind {
             NdnKind::Interest => self.on_interest(node, in_face, packet),
             NdnKind::Data => self.on_data(node, in_face, packet),
-            NdnKind::Nack(r) => self.on_nack(node, in_face, packet, r),
+            NdnKind::Nack(r) => self.on_nack(node, in_face, *packet, r),
         }
     }
 
     fn nack_to(&mut self, face: FaceId, interest: &Packet, reason: NackReason) {
-        let nack = Packet::nack_for(interest, reason);
-        self.send_on_face(face, nack);
+        let mut nack = Packet::nack_for(interest, reason);
+        self.send_on_face(face, &mut nack);
     }
 
-    fn on_interest(&mut self, node: NodeId, in_face: FaceId, mut pkt: Packet) {
+    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: &mut Packet) {
         let now = self.now();
         if !self.nodes[node.idx()].modules.is_empty() {
-            let taken = self
-                .each_module(node, |m, ctx| (m.on_interest_in(ctx, in_face, &mut pkt) == Intake::Absorb).then_some(()));
+            let taken =
+                self.each_module(node, |m, ctx| (m.on_interest_in(ctx, in_face, pkt) == Intake::Absorb).then_some(()));
             if taken.is_some() {
                 return;
             }
@@ -61,7 +61,7 @@ impl World {
                     dh.nonce = h.nonce;
                 }
                 d.step_route(in_face);
-                self.send_on_face(in_face, d);
+                self.send_on_face(in_face, &mut d);
                 return;
             }
         }
@@ -75,7 +75,7 @@ impl World {
                 n.counters.duplicates += 1;
                 let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == h.nonce);
                 if !same {
-                    self.nack_to(in_face, &pkt, NackReason::Duplicate);
+                    self.nack_to(in_face, pkt, NackReason::Duplicate);
                 }
                 return;
             }
@@ -90,7 +90,7 @@ impl World {
                     false
                 }
             };
-            *kept = PitInterest::of(&pkt, &h);
+            *kept = PitInterest::of(pkt, &h);
             let refreshed = expiry > e.expiry;
             if refreshed {
                 e.expiry = expiry;
@@ -112,12 +112,12 @@ impl World {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
             let entry = PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry };
-            n.pit.insert(name, entry, PitInterest::of(&pkt, &h));
+            n.pit.insert(name, entry, PitInterest::of(pkt, &h));
             self.ensure_pit_sweep(node);
         }
         let n = &mut self.nodes[node.idx()];
         let Some(fe) = fib_entry else {
-            self.no_route(node, in_face, &pkt);
+            self.no_route(node, in_face, pkt);
             return;
         };
         let nexthops: SmallVec<[NextHop; 4]> =
@@ -125,14 +125,14 @@ impl World {
         let mut out = FaceList::new();
         {
             let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
-            n.strategy.get().choose(&mut ctx, &pkt, in_face, fe, &nexthops, &mut out);
+            n.strategy.get().choose(&mut ctx, pkt, in_face, fe, &nexthops, &mut out);
         }
         if out.is_empty() {
-            self.no_route(node, in_face, &pkt);
+            self.no_route(node, in_face, pkt);
             return;
         }
         for face in out {
-            self.forward_interest(node, face, pkt);
+            self.forward_interest(node, face, *pkt);
         }
     }
 
@@ -150,9 +150,8 @@ impl World {
     }
 
     /// Send an Interest on `out_face` after the router modules have seen it.
-    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, pkt: Packet) {
+    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, mut p: Packet) {
         let now = self.now();
-        let mut p = pkt;
         let mut verdict = InterestVerdict::Send;
         if !self.nodes[node.idx()].modules.is_empty() {
             verdict = self
@@ -196,7 +195,7 @@ impl World {
                 e.marked = true;
             }
         }
-        self.send_on_face(out_face, p);
+        self.send_on_face(out_face, &mut p);
     }
 
     /// An Interest a module held for `face` is refused: handled as a NACK from that face.
@@ -206,9 +205,9 @@ impl World {
         self.on_nack(node, face, nack, reason);
     }
 
-    fn on_data(&mut self, node: NodeId, in_face: FaceId, pkt: Packet) {
+    fn on_data(&mut self, node: NodeId, in_face: FaceId, data: &mut Packet) {
         let now = self.now();
-        let Some(&h) = pkt.ndn() else { return };
+        let Some(&h) = data.ndn() else { return };
         let n = &mut self.nodes[node.idx()];
         let Some(entry) = n.pit.remove(&h.name) else {
             n.counters.unsolicited_data += 1;
@@ -227,26 +226,25 @@ impl World {
             }
         }
         let rtt = entry.out_records.iter().find(|r| r.face == in_face).map(|r| now.saturating_since(r.sent_at));
-        let mut data = pkt;
         if !n.modules.is_empty() {
             self.each_module(node, |m, ctx| {
-                m.on_data_in(ctx, in_face, &mut data, rtt);
+                m.on_data_in(ctx, in_face, data, rtt);
                 None::<()>
             });
         }
         let n = &mut self.nodes[node.idx()];
         {
             let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
-            n.strategy.get().on_data(&mut ctx, &data, in_face, entry.fib_entry);
+            n.strategy.get().on_data(&mut ctx, data, in_face, entry.fib_entry);
         }
         if let Some(cs) = n.cs.as_mut() {
-            cs.insert(&data, now);
+            cs.insert(data, now);
         }
         for rec in &entry.in_records {
             if rec.expiry < now || rec.face == in_face {
                 continue;
             }
-            let mut d = data;
+            let mut d = *data;
             if let Some(dh) = d.ndn_mut() {
                 dh.nonce = rec.nonce;
             }
@@ -260,7 +258,7 @@ impl World {
                 });
             }
             d.step_route(rec.face);
-            self.send_on_face(rec.face, d);
+            self.send_on_face(rec.face, &mut d);
         }
     }
 
@@ -319,7 +317,7 @@ impl World {
                 dh.nonce = rec.nonce;
             }
             down.mark = nack.mark;
-            self.send_on_face(rec.face, down);
+            self.send_on_face(rec.face, &mut down);
         }
     }
 
