@@ -91,9 +91,41 @@ pub struct Egress {
     pub underlay: Option<Box<Underlay>>,
     /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
     pub in_flight: Ring<(SimTime, u64, Packet)>,
+    /// The last serialisation time worked out: (size, bandwidth, time).
+    last_tx: (u32, u64, SimDuration),
 }
 
 impl Egress {
+    /// The transmit side of a link direction, idle and empty.
+    pub fn new(bandwidth_bps: u64, delay: SimDuration, loss: LossModel, rng: SimRng, queue: AnyQueue) -> Egress {
+        Egress {
+            bandwidth_bps,
+            delay,
+            loss,
+            rng,
+            queue,
+            shaper: None,
+            shaper_wake_at: None,
+            busy_until: SimTime::ZERO,
+            tx_wake_pending: false,
+            underlay: None,
+            in_flight: Ring::new(),
+            last_tx: (0, 0, SimDuration::ZERO),
+        }
+    }
+    /// Time to serialise a packet of `size` bytes at the current bandwidth. A direction mostly
+    /// carries packets of one size (Interests one way, Data the other), so the last answer is
+    /// kept: the division is done once, not per packet.
+    #[inline]
+    pub fn transmission_time(&mut self, size: u32) -> SimDuration {
+        let (last_size, last_bps, t) = self.last_tx;
+        if last_size == size && last_bps == self.bandwidth_bps {
+            return t;
+        }
+        let t = SimDuration::transmission(u64::from(size), self.bandwidth_bps);
+        self.last_tx = (size, self.bandwidth_bps, t);
+        t
+    }
     pub fn queue_packets(&self) -> usize {
         self.queue.len_packets()
     }
@@ -126,6 +158,31 @@ impl Face {
         match self.kind {
             FaceKind::Link { peer, .. } => Some(peer),
             FaceKind::App { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::droptail::{DropTail, Limit};
+
+    proptest::proptest! {
+        /// The kept serialisation time is the one worked out afresh, whatever the sizes and
+        /// however the bandwidth changes between packets.
+        #[test]
+        fn a_kept_transmission_time_is_the_one_worked_out_afresh(
+            steps in proptest::collection::vec((0u32..3, 1u64..4), 1..60),
+        ) {
+            let queue = AnyQueue::DropTail(DropTail::new(Limit::Packets(10)));
+            let mut eg = Egress::new(1, SimDuration::ZERO, LossModel::None, crate::rng::stream(1, "t"), queue);
+            for (size, bps) in steps {
+                // Few distinct values, so that kept answers are reused and invalidated often.
+                let size = [0, 40, 1_088][size as usize];
+                eg.bandwidth_bps = [1, 50_000_000, 10_000_000_000][bps as usize - 1];
+                let fresh = SimDuration::transmission(u64::from(size), eg.bandwidth_bps);
+                proptest::prop_assert_eq!(eg.transmission_time(size), fresh);
+            }
         }
     }
 }

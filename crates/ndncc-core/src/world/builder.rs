@@ -241,19 +241,10 @@ impl WorldBuilder {
             })),
             None => None,
         };
-        Ok(Egress {
-            bandwidth_bps: p.bandwidth_bps,
-            delay: p.delay,
-            loss: p.loss.build(),
-            rng: stream(self.seed, &format!("link:{name}")),
-            queue,
-            shaper,
-            shaper_wake_at: None,
-            busy_until: SimTime::ZERO,
-            tx_wake_pending: false,
-            underlay,
-            in_flight: crate::ring::Ring::new(),
-        })
+        let rng = stream(self.seed, &format!("link:{name}"));
+        let mut egress = Egress::new(p.bandwidth_bps, p.delay, p.loss.build(), rng, queue);
+        (egress.shaper, egress.underlay) = (shaper, underlay);
+        Ok(egress)
     }
 
     /// A full-duplex link between `a` and `b`; `ab` configures the a→b direction.

@@ -294,7 +294,7 @@ impl World {
         self.probes.on_transmit(face, now, p);
         let f = &mut self.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
-        let end = now + SimDuration::transmission(p.size as u64, eg.bandwidth_bps);
+        let end = now + eg.transmission_time(p.size);
         eg.busy_until = end;
         let mut cause = None;
         let arrival: Option<SimTime> = if eg.loss.is_lost(&mut eg.rng) {

@@ -131,9 +131,13 @@ impl World {
             self.no_route(node, in_face, pkt);
             return;
         }
-        for face in out {
-            self.forward_interest(node, face, *pkt);
+        // Each face gets the Interest as it arrived; the last takes it in place rather than a copy.
+        let Some((&last, others)) = out.split_last() else { return };
+        for &face in others {
+            let mut copy = *pkt;
+            self.forward_interest(node, face, &mut copy);
         }
+        self.forward_interest(node, last, pkt);
     }
 
     fn no_route(&mut self, node: NodeId, in_face: FaceId, pkt: &Packet) {
@@ -150,13 +154,13 @@ impl World {
     }
 
     /// Send an Interest on `out_face` after the router modules have seen it.
-    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, mut p: Packet) {
+    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, p: &mut Packet) {
         let now = self.now();
         let mut verdict = InterestVerdict::Send;
         if !self.nodes[node.idx()].modules.is_empty() {
             verdict = self
                 .each_module(node, |m, ctx| {
-                    let v = m.on_interest_out(ctx, out_face, &mut p);
+                    let v = m.on_interest_out(ctx, out_face, p);
                     (v != InterestVerdict::Send).then_some(v)
                 })
                 .unwrap_or(InterestVerdict::Send);
@@ -180,7 +184,7 @@ impl World {
         match verdict {
             InterestVerdict::Send => {}
             InterestVerdict::Reject(reason) => {
-                let nack = Packet::nack_for(&p, reason);
+                let nack = Packet::nack_for(p, reason);
                 self.on_nack(node, out_face, nack, reason);
                 return;
             }
@@ -188,14 +192,14 @@ impl World {
         }
         let mark_entry = {
             let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
-            n.strategy.get().after_send_interest(&mut ctx, out_face, &p)
+            n.strategy.get().after_send_interest(&mut ctx, out_face, p)
         };
         if mark_entry {
             if let Some(e) = n.pit.get_mut(&h.name) {
                 e.marked = true;
             }
         }
-        self.send_on_face(out_face, &mut p);
+        self.send_on_face(out_face, p);
     }
 
     /// An Interest a module held for `face` is refused: handled as a NACK from that face.
@@ -240,11 +244,18 @@ impl World {
         if let Some(cs) = n.cs.as_mut() {
             cs.insert(data, now);
         }
-        for rec in &entry.in_records {
+        for (k, rec) in entry.in_records.iter().enumerate() {
             if rec.expiry < now || rec.face == in_face {
                 continue;
             }
-            let mut d = *data;
+            // The last downstream takes the Data in place rather than a copy.
+            let mut copy;
+            let d = if k + 1 == entry.in_records.len() {
+                &mut *data
+            } else {
+                copy = *data;
+                &mut copy
+            };
             if let Some(dh) = d.ndn_mut() {
                 dh.nonce = rec.nonce;
             }
@@ -253,12 +264,12 @@ impl World {
             }
             if !self.nodes[node.idx()].modules.is_empty() {
                 self.each_module(node, |m, ctx| {
-                    m.on_data_out(ctx, in_face, rec.face, &mut d);
+                    m.on_data_out(ctx, in_face, rec.face, d);
                     None::<()>
                 });
             }
             d.step_route(rec.face);
-            self.send_on_face(rec.face, &mut d);
+            self.send_on_face(rec.face, d);
         }
     }
 
@@ -282,7 +293,7 @@ impl World {
         }
         let n = &mut self.nodes[node.idx()];
         let Some((e, kept)) = n.pit.get_with_interest(&name) else { return };
-        let interest = kept.packet(name);
+        let mut interest = kept.packet(name);
         let fib_entry = e.fib_entry;
         let untried: SmallVec<[NextHop; 4]> = match fib_entry {
             Some(fe) => n
@@ -302,7 +313,7 @@ impl World {
             n.strategy.get().on_nack(&mut ctx, &nack, in_face, fib_entry, &untried)
         };
         if let Some(f) = retry {
-            self.forward_interest(node, f, interest);
+            self.forward_interest(node, f, &mut interest);
             return;
         }
         let n = &mut self.nodes[node.idx()];
