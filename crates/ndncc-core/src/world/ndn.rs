@@ -120,12 +120,20 @@ impl World {
             self.no_route(node, in_face, pkt);
             return;
         };
-        let nexthops: SmallVec<[NextHop; 4]> =
-            n.fib.entry(fe).nexthops.iter().filter(|h| h.face != in_face).copied().collect();
+        // The strategy sees the entry's next hops but the Interest's own face. That face is
+        // rarely among them, and then the entry's list is handed over as it is, uncopied.
+        let all = &n.fib.entry(fe).nexthops;
+        let filtered: SmallVec<[NextHop; 4]>;
+        let nexthops = if all.iter().any(|h| h.face == in_face) {
+            filtered = all.iter().filter(|h| h.face != in_face).copied().collect();
+            &filtered[..]
+        } else {
+            &all[..]
+        };
         let mut out = FaceList::new();
         {
             let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &self.faces };
-            n.strategy.get().choose(&mut ctx, pkt, in_face, fe, &nexthops, &mut out);
+            n.strategy.get().choose(&mut ctx, pkt, in_face, fe, nexthops, &mut out);
         }
         if out.is_empty() {
             self.no_route(node, in_face, pkt);
