@@ -326,19 +326,7 @@ impl WorldBuilder {
             reverse_bandwidth_bps: 0,
         });
         self.nodes[node.idx()].faces.push(face);
-        self.apps.push(AppSlot {
-            id,
-            name: name.to_owned(),
-            node,
-            face,
-            app,
-            start,
-            stop,
-            wake_at: None,
-            wake_gen: 0,
-            idle: None,
-            polled: false,
-        });
+        self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
         (id, face)
     }
 
@@ -668,6 +656,8 @@ impl WorldBuilder {
             dropped: Vec::new(),
             expired: Vec::new(),
             started: false,
+            sampled_nodes: Vec::new(),
+            wakers: Vec::new(),
         }
     }
 }

@@ -178,13 +178,22 @@ pub struct AppSlot {
     pub app: Box<dyn Application>,
     pub start: SimTime,
     pub stop: Option<SimTime>,
+}
+
+/// What waking an app takes, kept apart from its `AppSlot` in a small array of its own: with
+/// many consumers most wake-ups are idle polls (see `IdlePolls`), which then read one cache
+/// line here rather than the app's slot and its node's.
+#[derive(Clone, Copy, Debug, Default)]
+struct AppWaker {
     wake_at: Option<SimTime>,
     wake_gen: u32,
+    /// The world ran idle polls since the app's last hook: hand it its poll clock back first.
+    polled: bool,
     /// What the app promised as its last hook returned: wake-ups before `until` are idle polls,
     /// which the world runs itself.
     idle: Option<IdlePolls>,
-    /// The world ran idle polls since the app's last hook: hand it its poll clock back first.
-    polled: bool,
+    /// The clock tick of the app's node (zero: none), copied as the run starts.
+    tick: SimDuration,
 }
 
 /// Counters of the whole run.
@@ -247,6 +256,11 @@ pub struct World {
     dropped: Vec<Packet>,
     expired: Vec<(crate::packet::Name, crate::forwarder::PitEntry)>,
     started: bool,
+    /// How to wake each app, by app index.
+    wakers: Vec<AppWaker>,
+    /// The nodes whose strategy or router modules may give samples, found as the run starts
+    /// (strategies and modules are fixed by then): the others are not visited at each sample.
+    sampled_nodes: Vec<NodeId>,
 }
 
 /// How a run ended.
@@ -328,6 +342,13 @@ impl World {
         if self.sample_interval.is_some() {
             self.schedule(SimTime::ZERO, Event::Sample);
         }
+        self.sampled_nodes =
+            self.nodes.iter().filter(|n| n.strategy.may_sample() || !n.modules.is_empty()).map(|n| n.id).collect();
+        self.wakers = self
+            .apps
+            .iter()
+            .map(|a| AppWaker { tick: self.nodes[a.node.idx()].clock_tick.unwrap_or_default(), ..AppWaker::default() })
+            .collect();
     }
 
     /// Run until the end time, calling `progress(now)` about every `progress_every` of
@@ -398,15 +419,15 @@ impl World {
             Event::AppStart { app } => self.call_app(app, |a, ctx| a.on_start(ctx)),
             Event::AppStop { app } => self.call_app(app, |a, ctx| a.on_stop(ctx)),
             Event::AppWake { app, gen } => {
-                let slot = &mut self.apps[app.idx()];
-                if slot.wake_gen == gen {
-                    slot.wake_at = None;
+                let waker = &mut self.wakers[app.idx()];
+                if waker.wake_gen == gen {
+                    waker.wake_at = None;
                     let now = self.queue.now();
-                    match slot.idle.as_mut().filter(|idle| self.shortcuts && now < idle.until) {
+                    match waker.idle.as_mut().filter(|idle| self.shortcuts && now < idle.until) {
                         Some(idle) => {
                             // What the app would do at this wake-up, done without reading its state.
                             let next = idle.poll(now);
-                            slot.polled = true;
+                            waker.polled = true;
                             self.idle_polls_run += 1;
                             self.last_actor = Actor::App(app);
                             self.schedule_app_wake(app, next);
@@ -437,16 +458,16 @@ impl World {
         self.last_actor = Actor::App(app);
         let mut out = std::mem::take(&mut self.app_out);
         let requested = {
-            let slot = &mut self.apps[app.idx()];
-            if std::mem::take(&mut slot.polled) {
-                if let Some(idle) = slot.idle {
+            let (slot, waker) = (&mut self.apps[app.idx()], &mut self.wakers[app.idx()]);
+            if std::mem::take(&mut waker.polled) {
+                if let Some(idle) = waker.idle {
                     slot.app.resume_polls(idle.next_poll);
                 }
             }
             self.app_samples.mark(app.idx());
             let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder).with_names(&self.names);
             f(slot.app.as_mut(), &mut ctx);
-            slot.idle = ctx.promised_idle_polls();
+            waker.idle = ctx.promised_idle_polls();
             ctx.requested_wake()
         };
         let face = self.apps[app.idx()].face;
@@ -462,13 +483,13 @@ impl World {
     /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
     fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
         let now = self.queue.now();
-        let node = self.apps[app.idx()].node;
-        let t = self.nodes[node.idx()].align(t.max(now));
-        let slot = &mut self.apps[app.idx()];
-        if slot.wake_at.is_none_or(|w| t < w) {
-            slot.wake_gen = slot.wake_gen.wrapping_add(1);
-            slot.wake_at = Some(t);
-            let gen = slot.wake_gen;
+        let waker = &mut self.wakers[app.idx()];
+        // As `Node::align` on the app's node.
+        let t = t.max(now).ceil_to(waker.tick);
+        if waker.wake_at.is_none_or(|w| t < w) {
+            waker.wake_gen = waker.wake_gen.wrapping_add(1);
+            waker.wake_at = Some(t);
+            let gen = waker.wake_gen;
             self.schedule(t, Event::AppWake { app, gen });
         }
     }
@@ -688,7 +709,8 @@ impl World {
     /// faces selected for recording), node-level values to the series table under the node's name.
     fn sample_modules(&mut self, now: SimTime) {
         let mut out = Vec::new();
-        for n in &self.nodes {
+        for &id in &self.sampled_nodes {
+            let n = &self.nodes[id.idx()];
             out.clear();
             n.strategy.get_ref().sample(&mut out);
             for m in &n.modules {

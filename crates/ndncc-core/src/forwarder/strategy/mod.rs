@@ -95,6 +95,11 @@ pub enum AnyStrategy {
 }
 
 impl AnyStrategy {
+    /// Whether `sample` may give values: not for the built-in strategies that keep nothing to
+    /// record, so a run need not visit their nodes at every sample.
+    pub fn may_sample(&self) -> bool {
+        !matches!(self, AnyStrategy::BestRoute(_) | AnyStrategy::Multicast(_))
+    }
     #[inline]
     pub fn get_ref(&self) -> &dyn Strategy {
         match self {
