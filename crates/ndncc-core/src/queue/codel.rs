@@ -109,7 +109,7 @@ impl Plugin for CodelConfig {
         check_codel(self)
     }
     fn build(&self) -> AnyQueue {
-        AnyQueue::Codel(Codel::new(self, CodelMode::Drop))
+        AnyQueue::Codel(Box::new(Codel::new(self, CodelMode::Drop)))
     }
 }
 
@@ -119,7 +119,7 @@ impl Plugin for CodelMarkConfig {
         check_codel(&self.as_codel())
     }
     fn build(&self) -> AnyQueue {
-        AnyQueue::Codel(Codel::new(&self.as_codel(), CodelMode::Mark))
+        AnyQueue::Codel(Box::new(Codel::new(&self.as_codel(), CodelMode::Mark)))
     }
 }
 

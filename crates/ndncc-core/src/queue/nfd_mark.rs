@@ -116,7 +116,7 @@ impl Plugin for NfdMarkConfig {
         self.limit().map(|_| ())
     }
     fn build(&self) -> AnyQueue {
-        AnyQueue::NfdMark(NfdMark::new(self))
+        AnyQueue::NfdMark(Box::new(NfdMark::new(self)))
     }
 }
 
