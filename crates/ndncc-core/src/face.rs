@@ -78,8 +78,8 @@ pub struct Egress {
     pub loss: LossModel,
     pub rng: SimRng,
     pub queue: AnyQueue,
-    /// Boxed, like `underlay` and a face's `link_service`: most faces have none, and out of
-    /// line they leave the face small (512 bytes rather than 720), so more of the faces a
+    /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
+    /// none, and out of line they leave the face small (448 bytes), so more of the faces a
     /// large topology sends on stay in the cache.
     pub shaper: Option<Box<TokenBucketShaper>>,
     /// A `ShaperWake` event is pending for this time.
@@ -166,6 +166,11 @@ impl Face {
 mod tests {
     use super::*;
     use crate::queue::droptail::{DropTail, Limit};
+
+    #[test]
+    fn a_face_takes_seven_cache_lines() {
+        assert!(std::mem::size_of::<Face>() <= 448, "Face is {} bytes", std::mem::size_of::<Face>());
+    }
 
     proptest::proptest! {
         /// The kept serialisation time is the one worked out afresh, whatever the sizes and
