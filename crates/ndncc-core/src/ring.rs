@@ -5,14 +5,19 @@
 //! `std::collections::VecDeque` does the same job for any type, and costs more on this path: it
 //! wraps an index with a compare rather than a mask, and its `push_back` is a call that
 //! `#[inline]` does not reach. Here a push and a pop are a few instructions each, inline; the
-//! ring grows (doubling, out of line) and never shrinks, like a `VecDeque`.
+//! ring grows (doubling, out of line) and never shrinks, like a `VecDeque`, and its slots take
+//! memory only once used.
 
 /// A first-in first-out queue of `T`.
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
-    /// The slots; a power of two long (or empty). Slots outside `head..head + len` (mod the
-    /// length) hold stale copies, never read.
+    /// The slots written so far, a prefix of the `slots` the ring has: the ring fills its slots
+    /// in order before it first wraps, so a slot is written before it is read, and slots never
+    /// used take no memory (a `VecDeque`'s spare capacity is not touched either). Slots outside
+    /// `head..head + len` (mod `slots`) hold stale copies, never read.
     buf: Vec<T>,
+    /// How many slots the ring has: zero or a power of two.
+    slots: usize,
     /// Where the front lies.
     head: usize,
     len: usize,
@@ -20,7 +25,7 @@ pub struct Ring<T> {
 
 impl<T> Default for Ring<T> {
     fn default() -> Self {
-        Ring { buf: Vec::new(), head: 0, len: 0 }
+        Ring { buf: Vec::new(), slots: 0, head: 0, len: 0 }
     }
 }
 
@@ -42,15 +47,19 @@ impl<T: Copy> Ring<T> {
     /// The slot `k` places behind the front (`k` < the slots' count).
     #[inline(always)]
     fn slot(&self, k: usize) -> usize {
-        (self.head + k) & (self.buf.len() - 1)
+        (self.head + k) & (self.slots - 1)
     }
     #[inline(always)]
     pub fn push_back(&mut self, value: T) {
-        if self.len == self.buf.len() {
-            self.grow(value);
+        if self.len == self.slots {
+            self.grow();
         }
+        // The back's slot is at most one past those written (see `buf`).
         let at = self.slot(self.len);
-        self.buf[at] = value;
+        match self.buf.get_mut(at) {
+            Some(slot) => *slot = value,
+            None => self.buf.push(value),
+        }
         self.len += 1;
     }
     #[inline(always)]
@@ -95,15 +104,18 @@ impl<T: Copy> Ring<T> {
         }
         self.len = kept;
     }
-    /// Double the slots, the values laid out from the first; `filler` fills the new slots.
+    /// Double the slots of a full ring. The buffer grows where it lies, which the allocator may
+    /// do without a copy (a large one is remapped), and the values that had wrapped round to
+    /// its start are copied to just past the old end, where they now follow on; the back is
+    /// then the first slot not yet written.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, filler: T) {
-        let slots = (2 * self.buf.len()).max(4);
-        let mut buf = Vec::with_capacity(slots);
-        buf.extend(self.iter().copied());
-        buf.resize(slots, filler);
-        (self.buf, self.head) = (buf, 0);
+    fn grow(&mut self) {
+        let old = self.slots;
+        self.slots = (2 * old).max(4);
+        self.buf.reserve_exact(self.slots - self.buf.len());
+        let wrapped = (self.head + self.len).saturating_sub(old);
+        self.buf.extend_from_within(0..wrapped);
     }
 }
 
@@ -171,6 +183,26 @@ mod tests {
                 proptest::prop_assert!(ring.iter().rev().eq(model.iter().rev()));
             }
         }
+    }
+
+    #[test]
+    fn slots_are_written_only_once_used() {
+        let mut ring = Ring::new();
+        for v in 0..5u64 {
+            ring.push_back(v);
+        }
+        assert_eq!((ring.slots, ring.buf.len()), (8, 5), "three slots never used, never written");
+        // Wrapped round, then grown: the wrapped values follow on past the old end.
+        for _ in 0..3 {
+            ring.pop_front();
+        }
+        for v in 5..11 {
+            ring.push_back(v);
+        }
+        ring.push_back(11);
+        assert_eq!(ring.slots, 16);
+        assert!(ring.iter().copied().eq(3..12));
+        assert!(ring.buf.len() <= ring.slots);
     }
 
     #[test]
