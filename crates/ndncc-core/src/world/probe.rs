@@ -71,7 +71,7 @@ fn carries_payload(p: &Packet) -> bool {
 /// Keys up to which a `KeySet` is searched by scanning its list; beyond, through a hash set.
 const SCANNED_KEYS: usize = 8;
 
-/// A set of distinct flow keys, with the last one added checked first. A face that carries
+/// A set of distinct flow keys, with the key seen last checked first. A face that carries
 /// many flows (a bottleneck) adds one for every packet, so past a few keys the look-up is
 /// hashed rather than a scan of them all.
 #[derive(Clone, Debug, Default)]
@@ -80,13 +80,17 @@ struct KeySet {
     keys: SmallVec<[FlowKey; 2]>,
     /// The same keys once there are more than `SCANNED_KEYS`; empty before.
     index: FxHashSet<FlowKey>,
+    /// The key added last, new or not: packets of one flow tend to follow each other (a
+    /// window's burst), even on a face that many flows cross.
+    last: Option<FlowKey>,
 }
 
 impl KeySet {
     /// Inline: the common case, a packet of the flow just seen, is one compare.
     #[inline(always)]
     fn add(&mut self, k: FlowKey) {
-        if self.keys.last() != Some(&k) {
+        if self.last != Some(k) {
+            self.last = Some(k);
             self.add_other(k);
         }
     }
