@@ -37,7 +37,7 @@ pub struct Columns {
     last: Vec<f64>,
     rows: usize,
     /// Set while the open block repeats the keys of the block before it, row for row so far:
-    /// it is then built packed as it goes (see `push_repeating`).
+    /// it is then built packed as it goes (see `push_repeated`).
     repeat: Option<Repeat>,
 }
 

@@ -119,16 +119,6 @@ impl<T: Copy> Ring<T> {
     }
 }
 
-impl<T: Copy> FromIterator<T> for Ring<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let mut ring = Ring::new();
-        for v in iter {
-            ring.push_back(v);
-        }
-        ring
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,11 +1,10 @@
 //! Producer: answers every Interest under its prefix with a Data of a fixed size, optionally
 //! after a processing delay.
 
-use crate::ring::Ring;
-
 use super::{AppCtx, Application};
 use crate::packet::{NdnKind, Packet};
 use crate::recorder::{Recorder, SummaryRow};
+use crate::ring::Ring;
 use crate::scenario::ProducerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{data_wire_size, wire_u32};

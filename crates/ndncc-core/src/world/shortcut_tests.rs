@@ -121,9 +121,14 @@ fn world(text: &str, file: &str, overrides: &[String]) -> World {
     crate::instantiate::build_world(&sc, 1).expect("builds")
 }
 
+/// Where the shipped scenarios are.
+fn scenarios_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
 /// A shipped scenario's text.
 fn shipped(file: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
+    let path = scenarios_dir().join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -170,8 +175,7 @@ fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
 /// (`e3.toml`).
 #[test]
 fn the_shortcuts_change_nothing_in_shipped_scenarios() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    let mut files: Vec<_> = std::fs::read_dir(scenarios_dir())
         .expect("the scenarios directory")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|f| f.ends_with(".toml"))
