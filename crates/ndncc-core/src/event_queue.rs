@@ -2,12 +2,15 @@
 //! is bit-for-bit repeatable. Time never goes back; cancellation is lazy (events carry a
 //! generation or are checked against the state they wake).
 //!
-//! Beside the heap sit a few FIFO lanes, each for events scheduled one fixed delay ahead (a
-//! consumer's 50 ms timer poll, a link's propagation delay): such events are scheduled in the
-//! order they fall due, so a FIFO keeps them in order at O(1) a push and a pop, and the heap
-//! stays small. An event goes to a lane only when its key is above the lane's last one, so
-//! every lane is sorted, and a pop takes the smaller of the heap's top and the lanes' smallest
-//! front: the order of events is exactly that of one heap.
+//! Beside the heap sit FIFO lanes, each for events scheduled one fixed delay ahead (a
+//! consumer's 50 ms timer poll, the arrival of a packet of one size over one kind of link):
+//! such events are scheduled in the order they fall due, so a FIFO keeps them in order at O(1)
+//! a push and a pop, and the heap stays small. An event goes to a lane only when its key is
+//! above the lane's last one, so every lane is sorted, and a pop takes the smaller of the
+//! heap's top and the lanes' smallest front: the order of events is exactly that of one heap.
+//! A large topology keeps a dozen or more delays busy at once (a few packet sizes, each
+//! serialised and carried over each kind of link, and the timers), so there are 32 lanes, a
+//! delay may take any of four, and a winner tree finds the smallest front.
 
 use crate::ring::Ring;
 use crate::time::SimTime;
@@ -27,8 +30,13 @@ impl<E> Entry<E> {
     }
 }
 
-/// Lanes beside the heap; a delay's lane is picked by a hash of the delay.
-const LANES: usize = 8;
+/// Lanes beside the heap (a power of two). A busy topology schedules about this many fixed
+/// delays at once: each packet size's serialisation and arrival on each kind of link, and the
+/// timers.
+const LANES: usize = 16;
+
+/// Lanes a delay may take, from the one its hash picks on.
+const PROBES: usize = 4;
 
 /// No key: an empty lane's or heap's. (A real key would need 2^64 - 1 events taken.)
 const NO_KEY: u128 = u128::MAX;
@@ -47,10 +55,14 @@ struct Lane<E> {
 pub struct EventQueue<E> {
     heap: Vec<Entry<E>>,
     lanes: [Lane<E>; LANES],
-    /// The key at the front of each lane, `NO_KEY` for an empty one (kept here so that finding
-    /// the smallest is a scan of one small array).
+    /// The key at the front of each lane, `NO_KEY` for an empty one.
     fronts: [u128; LANES],
-    /// The smallest of `fronts`, and its lane.
+    /// A winner tree over `fronts`: `winner[n]` (n in 1..LANES) is the lane with the smallest
+    /// front under node n, whose children are nodes 2n and 2n + 1 and whose leaves, nodes
+    /// LANES..2·LANES, are the lanes. A lane's front changing replays its path to the root,
+    /// `log2(LANES)` compares that compile to conditional moves.
+    winner: [u8; LANES],
+    /// The smallest of `fronts` (`fronts[winner[1]]`), and its lane.
     lane_min: u128,
     lane_min_at: usize,
     next_seq: u64,
@@ -66,6 +78,7 @@ impl<E> Default for EventQueue<E> {
             heap: Vec::new(),
             lanes: std::array::from_fn(|_| Lane { delay: 0, fifo: Ring::new() }),
             fronts: [NO_KEY; LANES],
+            winner: std::array::from_fn(leftmost_lane),
             lane_min: NO_KEY,
             lane_min_at: 0,
             next_seq: 0,
@@ -74,6 +87,24 @@ impl<E> Default for EventQueue<E> {
             past: None,
         }
     }
+}
+
+/// Of lanes `a` and `b`, the one with the smaller front (`a` when both are empty), chosen
+/// without a branch: which lane wins is as unpredictable as the order of events.
+#[inline(always)]
+fn smaller_front(fronts: &[u128; LANES], a: usize, b: usize) -> usize {
+    let b_wins = usize::from(fronts[b] < fronts[a]);
+    a ^ ((a ^ b) & b_wins.wrapping_neg())
+}
+
+/// The leftmost lane under node `n` of the winner tree: where every node starts, all lanes
+/// being empty.
+fn leftmost_lane(n: usize) -> u8 {
+    let mut node = n.max(1);
+    while node < LANES {
+        node *= 2;
+    }
+    u8::try_from(node - LANES).unwrap_or(0)
 }
 
 /// The lane for events `delay` ns ahead: the top bits of a multiplicative hash, since delays
@@ -102,21 +133,73 @@ impl<E: Copy> EventQueue<E> {
         }
         let time = time.max(self.now);
         let entry = Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event };
-        let delay = time.0 - self.now.0;
-        let at = lane_of(delay);
-        let lane = &mut self.lanes[at];
-        match lane.fifo.back() {
-            None => {
-                lane.delay = delay;
-                lane.fifo.push_back(entry);
-                self.fronts[at] = entry.key;
-                if entry.key < self.lane_min {
-                    (self.lane_min, self.lane_min_at) = (entry.key, at);
+        if !self.lane_push(entry) {
+            self.heap_push(entry);
+        }
+    }
+
+    /// Schedule `event` at `time` with an order key from `take_seq` if a lane takes it, and
+    /// say whether one did. A link puts each packet's arrival in the queue this way as it
+    /// leaves, and when no lane takes one, only the head of its flight (see `on_arrive`).
+    #[inline(always)]
+    pub fn schedule_in_lane(&mut self, time: SimTime, seq: u64, event: E) -> bool {
+        time >= self.now && self.lane_push(Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event })
+    }
+
+    /// Append `entry` (not in the past) to a lane if one takes it: the first lane of its
+    /// delay's probe sequence that holds that delay, if the entry falls after its last (and
+    /// not at all if it does not), else the first empty lane there. An empty lane keeps its
+    /// delay until another takes it, so a delay that comes and goes finds its lane again.
+    #[inline(always)]
+    fn lane_push(&mut self, entry: Entry<E>) -> bool {
+        let delay = (entry.time() - self.now).nanos();
+        let start = lane_of(delay);
+        let mut empty = None;
+        for probe in 0..PROBES {
+            let at = (start + probe) % LANES;
+            let lane = &mut self.lanes[at];
+            match lane.fifo.back() {
+                Some(back) if lane.delay == delay => {
+                    if back.key >= entry.key {
+                        return false;
+                    }
+                    lane.fifo.push_back(entry);
+                    return true;
+                }
+                Some(_) => {}
+                None if lane.delay == delay => {
+                    empty = Some(at);
+                    break;
+                }
+                None => {
+                    empty = empty.or(Some(at));
                 }
             }
-            Some(back) if lane.delay == delay && back.key < entry.key => lane.fifo.push_back(entry),
-            Some(_) => self.heap_push(entry),
         }
+        let Some(at) = empty else { return false };
+        let lane = &mut self.lanes[at];
+        lane.delay = delay;
+        lane.fifo.push_back(entry);
+        self.fronts[at] = entry.key;
+        self.replay(at);
+        true
+    }
+
+    /// Lane `at`'s front changed: replay its path in the winner tree, carrying the winner up
+    /// against each sibling's.
+    #[inline(always)]
+    fn replay(&mut self, at: usize) {
+        let mut w = smaller_front(&self.fronts, at, at ^ 1);
+        let mut node = (LANES + at) / 2;
+        self.winner[node] = w as u8;
+        for _ in 1..LANES.trailing_zeros() {
+            let sibling = usize::from(self.winner[node ^ 1]);
+            node /= 2;
+            w = smaller_front(&self.fronts, w, sibling);
+            self.winner[node] = w as u8;
+        }
+        self.lane_min_at = usize::from(self.winner[1]);
+        self.lane_min = self.fronts[self.lane_min_at];
     }
 
     #[inline(always)]
@@ -153,15 +236,11 @@ impl<E: Copy> EventQueue<E> {
     /// Take the front of the lane with the smallest front, and find the lanes' new smallest.
     #[inline]
     fn pop_lane(&mut self) -> Option<Entry<E>> {
-        let fifo = &mut self.lanes[self.lane_min_at].fifo;
+        let at = self.lane_min_at;
+        let fifo = &mut self.lanes[at].fifo;
         let e = fifo.pop_front()?;
-        self.fronts[self.lane_min_at] = fifo.front().map_or(NO_KEY, |f| f.key);
-        (self.lane_min, self.lane_min_at) = (self.fronts[0], 0);
-        for (at, &front) in self.fronts.iter().enumerate().skip(1) {
-            if front < self.lane_min {
-                (self.lane_min, self.lane_min_at) = (front, at);
-            }
-        }
+        self.fronts[at] = fifo.front().map_or(NO_KEY, |f| f.key);
+        self.replay(at);
         Some(e)
     }
 }
@@ -276,6 +355,35 @@ mod tests {
         assert_eq!(q.pop(), Some((SimTime(10), "late")));
     }
 
+    #[test]
+    fn a_lane_takes_an_event_only_after_its_last_and_never_in_the_past() {
+        let mut q = EventQueue::default();
+        let early = q.take_seq();
+        q.schedule(SimTime(100), "b");
+        // The same delay, but a key taken before b's: no lane can take it after b.
+        assert!(!q.schedule_in_lane(SimTime(100), early, "a"));
+        q.schedule_keyed(SimTime(100), early, "a");
+        let late = q.take_seq();
+        assert!(q.schedule_in_lane(SimTime(100), late, "c"));
+        assert_eq!(q.pop(), Some((SimTime(100), "a")));
+        let past = q.take_seq();
+        assert!(!q.schedule_in_lane(SimTime(99), past, "never"));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!["b", "c"]);
+    }
+
+    #[test]
+    fn the_winner_tree_starts_on_each_subtree_s_own_lanes() {
+        for n in 1..LANES {
+            let lane = usize::from(leftmost_lane(n));
+            let mut leaf = LANES + lane;
+            while leaf > n {
+                leaf /= 2;
+            }
+            assert_eq!(leaf, n, "lane {lane} is not under node {n}");
+        }
+    }
+
     proptest::proptest! {
         /// Whatever the mix of schedules and pops, each pop yields the earliest pending event
         /// by (time, insertion order). `Some(d)` schedules `d` ns from now, `None` pops.
@@ -345,6 +453,53 @@ mod tests {
             }
             proptest::prop_assert_eq!(q.pop(), None);
             proptest::prop_assert_eq!(q.peek_time(), None);
+        }
+
+        /// More fixed delays than lanes, so that delays share and take over lanes, with events
+        /// offered to a lane first as a link offers each arrival (`schedule_in_lane`, falling
+        /// back to the heap when no lane takes it): still the order of one sorted set.
+        #[test]
+        fn more_delays_than_lanes_still_pop_in_time_and_insertion_order(
+            ops in proptest::collection::vec((0u8..64, 0u64..5_000), 0..3_000),
+        ) {
+            let mut q = EventQueue::default();
+            let mut pending = std::collections::BTreeSet::new();
+            for (i, (op, r)) in ops.into_iter().enumerate() {
+                let now = q.now().0;
+                let fixed = |k: u64| 1_000 + (k % 48) * 37;
+                match op {
+                    0..=23 => {
+                        let t = SimTime(now + fixed(u64::from(op) * 2));
+                        let seq = q.take_seq();
+                        q.schedule_keyed(t, seq, i);
+                        pending.insert((t, seq, i));
+                    }
+                    24..=39 => {
+                        let t = SimTime(now + fixed(r));
+                        let seq = q.take_seq();
+                        if !q.schedule_in_lane(t, seq, i) {
+                            q.schedule_keyed(t, seq, i);
+                        }
+                        pending.insert((t, seq, i));
+                    }
+                    40..=41 => {
+                        let t = SimTime(now + r);
+                        let seq = q.take_seq();
+                        q.schedule_keyed(t, seq, i);
+                        pending.insert((t, seq, i));
+                    }
+                    _ => {
+                        let expected = pending.pop_first().map(|(t, _, e)| (t, e));
+                        proptest::prop_assert_eq!(q.pop(), expected);
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), pending.len());
+                proptest::prop_assert_eq!(q.peek_time(), pending.first().map(|p| p.0));
+            }
+            while let Some((t, _, e)) = pending.pop_first() {
+                proptest::prop_assert_eq!(q.pop(), Some((t, e)));
+            }
+            proptest::prop_assert_eq!(q.pop(), None);
         }
     }
 }

@@ -91,6 +91,9 @@ pub struct Egress {
     pub underlay: Option<Box<Underlay>>,
     /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
     pub in_flight: Ring<(SimTime, u64, Packet)>,
+    /// The first this many packets in flight have their `Arrive` in the event queue (the
+    /// others get theirs as the one before arrives).
+    pub arrivals_queued: u32,
     /// The last serialisation time worked out: (size, bandwidth, time).
     last_tx: (u32, u64, SimDuration),
 }
@@ -110,6 +113,7 @@ impl Egress {
             tx_wake_pending: false,
             underlay: None,
             in_flight: Ring::new(),
+            arrivals_queued: 0,
             last_tx: (0, 0, SimDuration::ZERO),
         }
     }

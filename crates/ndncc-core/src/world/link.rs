@@ -39,15 +39,19 @@ impl World {
         self.call_app(app, |a, ctx| a.on_packet(ctx, packet));
     }
 
-    /// The head of the flight of link direction `from` arrives at the other end; the next packet
-    /// in flight, if any, takes its place in the event queue.
+    /// The head of the flight of link direction `from` arrives at the other end. When it was
+    /// the last with its arrival queued, the next packet in flight, if any, takes its place.
     pub(super) fn on_arrive(&mut self, from: FaceId) {
         let f = &mut self.faces[from.idx()];
         let FaceKind::Link { peer, .. } = f.kind else { return };
         let Some(eg) = f.egress.as_mut() else { return };
         let Some((_, _, packet)) = eg.in_flight.pop_front() else { return };
-        if let Some(&(t, seq, _)) = eg.in_flight.front() {
-            self.queue.schedule_keyed(t, seq, Event::Arrive { from });
+        eg.arrivals_queued = eg.arrivals_queued.saturating_sub(1);
+        if eg.arrivals_queued == 0 {
+            if let Some(&(t, seq, _)) = eg.in_flight.front() {
+                eg.arrivals_queued = 1;
+                self.queue.schedule_keyed(t, seq, Event::Arrive { from });
+            }
         }
         self.counters.packet_hops += 1;
         self.arrive(peer, packet);
@@ -321,13 +325,20 @@ impl World {
             eg.tx_wake_pending = true;
         }
         if let Some(t) = arrival {
-            // The order key is taken now, as if the arrival were scheduled now; only the head
-            // of the flight is in the event queue.
+            // The order key is taken now, as the arrival is scheduled now. It goes in the event
+            // queue now if it is the flight's first, or if every packet ahead of it has its
+            // arrival queued and a lane takes it (packets of one size on one kind of link
+            // arrive one fixed delay after they leave, and a lane keeps them in order at no
+            // cost); otherwise it waits its turn in the flight, so that the queue's heap holds
+            // at most each link's head.
             let seq = self.queue.take_seq();
-            let first = eg.in_flight.is_empty();
+            let all_queued = eg.arrivals_queued as usize == eg.in_flight.len();
             eg.in_flight.push_back((t, seq, *p));
-            if first {
+            if eg.in_flight.len() == 1 {
+                eg.arrivals_queued = 1;
                 self.queue.schedule_keyed(t, seq, Event::Arrive { from: face });
+            } else if all_queued && self.queue.schedule_in_lane(t, seq, Event::Arrive { from: face }) {
+                eg.arrivals_queued = eg.arrivals_queued.saturating_add(1);
             }
         }
         if let Some(c) = cause {
