@@ -138,6 +138,24 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Schedule `event` at `time`, a delay no other event is likely to share, straight into
+    /// the heap, where it leaves the lanes to the fixed delays.
+    #[inline]
+    pub fn schedule_irregular(&mut self, time: SimTime, event: E) {
+        let seq = self.take_seq();
+        self.schedule_keyed_irregular(time, seq, event);
+    }
+
+    /// `schedule_irregular` with an order key from `take_seq`.
+    #[inline]
+    pub fn schedule_keyed_irregular(&mut self, time: SimTime, seq: u64, event: E) {
+        if time < self.now && self.past.is_none() {
+            self.past = Some((time, self.now));
+        }
+        let time = time.max(self.now);
+        self.heap_push(Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event });
+    }
+
     /// Schedule `event` at `time` with an order key from `take_seq` if a lane takes it, and
     /// say whether one did. A link puts each packet's arrival in the queue this way as it
     /// leaves, and when no lane takes one, only the head of its flight (see `on_arrive`).

@@ -50,7 +50,7 @@ impl World {
         if eg.arrivals_queued == 0 {
             if let Some(&(t, seq, _)) = eg.in_flight.front() {
                 eg.arrivals_queued = 1;
-                self.queue.schedule_keyed(t, seq, Event::Arrive { from });
+                self.queue.schedule_keyed_irregular(t, seq, Event::Arrive { from });
             }
         }
         self.counters.packet_hops += 1;

@@ -346,7 +346,7 @@ impl World {
         let t = t.ceil_to(PIT_SWEEP_GRAIN);
         if n.pit_sweep_at.is_none_or(|s| t < s) {
             n.pit_sweep_at = Some(t);
-            self.schedule(t, Event::PitSweep { node });
+            self.queue.schedule_irregular(t, Event::PitSweep { node });
         }
     }
 
