@@ -2,12 +2,14 @@
 //! after a processing delay.
 
 use super::{AppCtx, Application};
-use crate::packet::{NdnKind, Packet};
+use crate::names::NameTable;
+use crate::packet::{Name, NdnKind, Packet};
 use crate::recorder::{Recorder, SummaryRow};
 use crate::ring::Ring;
 use crate::scenario::ProducerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{data_wire_size, wire_u32};
+use crate::wire::tlv::nonneg_len;
 
 #[derive(Clone, Debug)]
 pub struct ProducerParams {
@@ -38,13 +40,34 @@ pub struct Producer {
     p: ProducerParams,
     /// Data waiting out the processing delay, in the order they become ready.
     pending: Ring<(SimTime, Packet)>,
+    /// Encoded Data sizes by name prefix and by the byte width of the segment number (1, 2, 4
+    /// or 8 bytes), 0 until first needed. Payload and freshness are fixed, so a Data's size
+    /// depends on its name only through these two; a producer serving a thousand prefixes
+    /// would otherwise measure every Data's encoding.
+    encoded_sizes: Vec<[u32; 4]>,
     interests_received: u64,
     data_sent: u64,
 }
 
 impl Producer {
     pub fn new(p: ProducerParams) -> Producer {
-        Producer { p, pending: Ring::new(), interests_received: 0, data_sent: 0 }
+        Producer { p, pending: Ring::new(), encoded_sizes: Vec::new(), interests_received: 0, data_sent: 0 }
+    }
+
+    /// The encoded size of the Data for `name`, worked out once per prefix and segment-number
+    /// width.
+    fn encoded_data_size(&mut self, names: &NameTable, name: Name) -> u32 {
+        let at = name.prefix.idx();
+        if self.encoded_sizes.len() <= at {
+            self.encoded_sizes.resize(at + 1, [0; 4]);
+        }
+        let slot = &mut self.encoded_sizes[at][nonneg_len(name.seg).trailing_zeros() as usize];
+        if *slot == 0 {
+            let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
+            let prefix = names.components(name.prefix);
+            *slot = wire_u32(data_wire_size(prefix, name.seg, self.p.freshness.nanos(), payload));
+        }
+        *slot
     }
     fn flush(&mut self, ctx: &mut AppCtx) {
         while let Some((t, d)) = self.pending.front().copied() {
@@ -67,11 +90,11 @@ impl Application for Producer {
         let freshness = self.p.freshness.nanos();
         let size = match (self.p.overhead, ctx.names) {
             (Some(overhead), _) => self.p.payload.saturating_add(overhead),
-            (None, names) => {
-                // Outside a world (unit tests) the name's prefix is unknown: it counts as empty.
-                let prefix = names.map_or(&[][..], |n| n.components(interest.name.prefix));
+            (None, Some(names)) => self.encoded_data_size(names, interest.name),
+            // Outside a world (unit tests) the name's prefix is unknown: it counts as empty.
+            (None, None) => {
                 let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
-                wire_u32(data_wire_size(prefix, interest.name.seg, freshness, payload))
+                wire_u32(data_wire_size(&[], interest.name.seg, freshness, payload))
             }
         };
         let mut data = Packet::data_for(interest, size);
@@ -94,5 +117,33 @@ impl Application for Producer {
         let n = &self.p.name;
         out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, "packets"));
         out.push(SummaryRow::new(n, "producer", "data_sent", self.data_sent as f64, "packets"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::names::components;
+
+    /// Each Data's size is its full encoding, whatever prefix and segment-number width came
+    /// before it: the sizes kept per (prefix, width) never answer for another.
+    #[test]
+    fn a_data_is_sized_by_its_own_prefix_and_segment_width() {
+        let mut names = NameTable::default();
+        let short = names.intern("/p");
+        let long = names.intern("/a/much/longer/prefix");
+        let spec = ProducerSpec::new("P", "/p");
+        let mut producer = Producer::new(ProducerParams::from_spec("P", &spec));
+        let mut rec = Recorder::new(false);
+        let freshness = producer.p.freshness.nanos();
+        let payload = usize::try_from(producer.p.payload).unwrap_or(usize::MAX);
+        for (prefix, seg) in [(short, 7), (long, 7), (short, 300), (long, 70_000), (short, 8), (long, 1 << 40)] {
+            let mut out = Vec::new();
+            let mut ctx = AppCtx::new(SimTime::ZERO, &mut out, &mut rec).with_names(&names);
+            producer.on_packet(&mut ctx, &Packet::interest(Name { prefix, seg }, 40, 1, 4_000_000_000));
+            let want = data_wire_size(&components(names.name(prefix)), seg, freshness, payload);
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].size as usize, want, "{} seg {seg}", names.name(prefix));
+        }
     }
 }
