@@ -133,7 +133,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let time = time.max(self.now);
         let entry = Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event };
-        if !self.lane_push(entry) {
+        if !self.lane_push(entry, true) {
             self.heap_push(entry);
         }
     }
@@ -161,15 +161,16 @@ impl<E: Copy> EventQueue<E> {
     /// leaves, and when no lane takes one, only the head of its flight (see `on_arrive`).
     #[inline(always)]
     pub fn schedule_in_lane(&mut self, time: SimTime, seq: u64, event: E) -> bool {
-        time >= self.now && self.lane_push(Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event })
+        time >= self.now && self.lane_push(Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event }, true)
     }
 
     /// Append `entry` (not in the past) to a lane if one takes it: the first lane of its
     /// delay's probe sequence that holds that delay, if the entry falls after its last (and
-    /// not at all if it does not), else the first empty lane there. An empty lane keeps its
-    /// delay until another takes it, so a delay that comes and goes finds its lane again.
+    /// not at all if it does not), else, when `claim`, the first empty lane there. An empty
+    /// lane keeps its delay until another takes it, so a delay that comes and goes finds its
+    /// lane again.
     #[inline(always)]
-    fn lane_push(&mut self, entry: Entry<E>) -> bool {
+    fn lane_push(&mut self, entry: Entry<E>, claim: bool) -> bool {
         let delay = (entry.time() - self.now).nanos();
         let start = lane_of(delay);
         let mut empty = None;
@@ -189,9 +190,10 @@ impl<E: Copy> EventQueue<E> {
                     empty = Some(at);
                     break;
                 }
-                None => {
+                None if claim => {
                     empty = empty.or(Some(at));
                 }
+                None => {}
             }
         }
         let Some(at) = empty else { return false };
