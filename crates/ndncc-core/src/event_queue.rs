@@ -9,7 +9,7 @@
 //! above the lane's last one, so every lane is sorted, and a pop takes the smaller of the
 //! heap's top and the lanes' smallest front: the order of events is exactly that of one heap.
 //! A large topology keeps a dozen or more delays busy at once (a few packet sizes, each
-//! serialised and carried over each kind of link, and the timers), so there are 32 lanes, a
+//! serialised and carried over each kind of link, and the timers), so there are 16 lanes, a
 //! delay may take any of four, and a winner tree finds the smallest front.
 
 use crate::ring::Ring;
