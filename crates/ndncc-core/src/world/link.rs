@@ -336,11 +336,11 @@ impl World {
             // the event queue now if it is the flight's first, or if every packet ahead of it
             // has its arrival queued, the flight is short, and a lane takes it (packets of one
             // size over one kind of link arrive one fixed delay after they leave, and a lane
-            // keeps them in order at no cost). Otherwise it waits its turn in the flight. A long
-            // flight is a fast or long link, whose packets mostly follow each other at the pace
-            // of the link's bottleneck, so that queued one after the other they are a fixed
-            // delay apart as well; queued as they leave, 50,000 of them on a 10 Gbit/s link
-            // would stream through the cache instead.
+            // keeps them in order at no cost). Otherwise it waits its turn in the flight, and
+            // the heap holds one arrival of its link at a time (`on_arrive`). A long flight is
+            // a fast or long link's, and such links are few, so their heads keep the heap
+            // small, where 50,000 arrivals queued as they left a 10 Gbit/s link would stream
+            // through the cache.
             let seq = self.queue.take_seq();
             let all_queued = eg.arrivals_queued as usize == eg.in_flight.len();
             eg.in_flight.push_back((t, seq, *p));
