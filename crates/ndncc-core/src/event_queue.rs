@@ -25,6 +25,11 @@ struct Entry<E> {
 
 impl<E> Entry<E> {
     #[inline(always)]
+    fn new(time: SimTime, seq: u64, event: E) -> Entry<E> {
+        Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event }
+    }
+
+    #[inline(always)]
     fn time(&self) -> SimTime {
         SimTime((self.key >> 64) as u64)
     }
@@ -128,14 +133,20 @@ impl<E: Copy> EventQueue<E> {
     /// a few compares, on the path of every packet.
     #[inline(always)]
     pub fn schedule_keyed(&mut self, time: SimTime, seq: u64, event: E) {
+        let entry = self.entry_from_now(time, seq, event);
+        if !self.lane_push(entry) {
+            self.heap_push(entry);
+        }
+    }
+
+    /// The entry of an event for `time`, or for now when `time` has passed (which
+    /// `past_event` then reports).
+    #[inline(always)]
+    fn entry_from_now(&mut self, time: SimTime, seq: u64, event: E) -> Entry<E> {
         if time < self.now && self.past.is_none() {
             self.past = Some((time, self.now));
         }
-        let time = time.max(self.now);
-        let entry = Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event };
-        if !self.lane_push(entry, true) {
-            self.heap_push(entry);
-        }
+        Entry::new(time.max(self.now), seq, event)
     }
 
     /// Schedule `event` at `time`, a delay no other event is likely to share, straight into
@@ -149,11 +160,8 @@ impl<E: Copy> EventQueue<E> {
     /// `schedule_irregular` with an order key from `take_seq`.
     #[inline]
     pub fn schedule_keyed_irregular(&mut self, time: SimTime, seq: u64, event: E) {
-        if time < self.now && self.past.is_none() {
-            self.past = Some((time, self.now));
-        }
-        let time = time.max(self.now);
-        self.heap_push(Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event });
+        let entry = self.entry_from_now(time, seq, event);
+        self.heap_push(entry);
     }
 
     /// Schedule `event` at `time` with an order key from `take_seq` if a lane takes it, and
@@ -161,16 +169,15 @@ impl<E: Copy> EventQueue<E> {
     /// leaves, and when no lane takes one, only the head of its flight (see `on_arrive`).
     #[inline(always)]
     pub fn schedule_in_lane(&mut self, time: SimTime, seq: u64, event: E) -> bool {
-        time >= self.now && self.lane_push(Entry { key: (u128::from(time.0) << 64) | u128::from(seq), event }, true)
+        time >= self.now && self.lane_push(Entry::new(time, seq, event))
     }
 
     /// Append `entry` (not in the past) to a lane if one takes it: the first lane of its
     /// delay's probe sequence that holds that delay, if the entry falls after its last (and
-    /// not at all if it does not), else, when `claim`, the first empty lane there. An empty
-    /// lane keeps its delay until another takes it, so a delay that comes and goes finds its
-    /// lane again.
+    /// not at all if it does not), else the first empty lane there. An empty lane keeps its
+    /// delay until another takes it, so a delay that comes and goes finds its lane again.
     #[inline(always)]
-    fn lane_push(&mut self, entry: Entry<E>, claim: bool) -> bool {
+    fn lane_push(&mut self, entry: Entry<E>) -> bool {
         let delay = (entry.time() - self.now).nanos();
         let start = lane_of(delay);
         let mut empty = None;
@@ -190,10 +197,9 @@ impl<E: Copy> EventQueue<E> {
                     empty = Some(at);
                     break;
                 }
-                None if claim => {
+                None => {
                     empty = empty.or(Some(at));
                 }
-                None => {}
             }
         }
         let Some(at) = empty else { return false };

@@ -61,13 +61,17 @@ impl Producer {
         if self.encoded_sizes.len() <= at {
             self.encoded_sizes.resize(at + 1, [0; 4]);
         }
-        let slot = &mut self.encoded_sizes[at][nonneg_len(name.seg).trailing_zeros() as usize];
-        if *slot == 0 {
-            let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
-            let prefix = names.components(name.prefix);
-            *slot = wire_u32(data_wire_size(prefix, name.seg, self.p.freshness.nanos(), payload));
+        let width = nonneg_len(name.seg).trailing_zeros() as usize;
+        if self.encoded_sizes[at][width] == 0 {
+            self.encoded_sizes[at][width] = self.measured_data_size(names.components(name.prefix), name.seg);
         }
-        *slot
+        self.encoded_sizes[at][width]
+    }
+
+    /// The size of the Data for segment `seg` under `prefix`, measured on its encoding.
+    fn measured_data_size(&self, prefix: &[String], seg: u64) -> u32 {
+        let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
+        wire_u32(data_wire_size(prefix, seg, self.p.freshness.nanos(), payload))
     }
     fn flush(&mut self, ctx: &mut AppCtx) {
         while let Some((t, d)) = self.pending.front().copied() {
@@ -92,10 +96,7 @@ impl Application for Producer {
             (Some(overhead), _) => self.p.payload.saturating_add(overhead),
             (None, Some(names)) => self.encoded_data_size(names, interest.name),
             // Outside a world (unit tests) the name's prefix is unknown: it counts as empty.
-            (None, None) => {
-                let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
-                wire_u32(data_wire_size(&[], interest.name.seg, freshness, payload))
-            }
+            (None, None) => self.measured_data_size(&[], interest.name.seg),
         };
         let mut data = Packet::data_for(interest, size);
         if let Some(h) = data.ndn_mut() {
