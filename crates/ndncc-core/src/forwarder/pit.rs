@@ -213,7 +213,44 @@ impl Default for Pit {
     }
 }
 
+/// Where a pending entry lies in the table, and the name it was found or made under: the
+/// forwarder looks a name up once per Interest and reads and changes the entry through this
+/// (`at`, `at_mut`) rather than probing the index again. It stays good while the entry is
+/// pending. Once the entry is removed, its slot is empty and `at` finds nothing; an empty slot
+/// is filled again only by `insert`, which the forwarder never calls while it holds a
+/// `PitRef` of the same node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PitRef {
+    slot: usize,
+    pub name: Name,
+}
+
 impl Pit {
+    /// Where `name`'s entry lies, if it has one.
+    #[inline]
+    pub fn find(&self, name: &Name) -> Option<PitRef> {
+        let &slot = self.index.get(name)?;
+        Some(PitRef { slot, name: *name })
+    }
+    /// The entry `r` points at, unless it has been removed since.
+    #[inline]
+    pub fn at(&self, r: PitRef) -> Option<&PitEntry> {
+        self.slots.get(r.slot)?.as_ref()
+    }
+    /// The entry `r` points at, unless it has been removed since.
+    #[inline]
+    pub fn at_mut(&mut self, r: PitRef) -> Option<&mut PitEntry> {
+        self.slots.get_mut(r.slot)?.as_mut()
+    }
+    /// The entry `r` points at with its kept Interest, unless it has been removed since.
+    pub fn at_with_interest(&self, r: PitRef) -> Option<(&PitEntry, &PitInterest)> {
+        Some((self.slots.get(r.slot)?.as_ref()?, self.interests.get(r.slot)?))
+    }
+    /// The entry `r` points at with its kept Interest, unless it has been removed since.
+    #[inline]
+    pub fn at_mut_with_interest(&mut self, r: PitRef) -> Option<(&mut PitEntry, &mut PitInterest)> {
+        Some((self.slots.get_mut(r.slot)?.as_mut()?, self.interests.get_mut(r.slot)?))
+    }
     #[inline]
     pub fn get(&self, name: &Name) -> Option<&PitEntry> {
         let &i = self.index.get(name)?;
@@ -235,8 +272,9 @@ impl Pit {
         let &i = self.index.get(name)?;
         Some((self.slots[i].as_ref()?, &self.interests[i]))
     }
-    /// Add the entry for `name`, which has none, with the Interest that made it.
-    pub fn insert(&mut self, name: Name, entry: PitEntry, interest: PitInterest) {
+    /// Add the entry for `name`, which has none, with the Interest that made it; return where
+    /// it lies.
+    pub fn insert(&mut self, name: Name, entry: PitEntry, interest: PitInterest) -> PitRef {
         self.note_expiry(name, entry.expiry);
         let i = self.free_slot(interest);
         self.slots[i] = Some(entry);
@@ -245,6 +283,7 @@ impl Pit {
             // Callers insert only names without an entry; keep the table whole if one did not.
             self.release(old);
         }
+        PitRef { slot: i, name }
     }
     /// A free slot: the one freed last while the table is small, else the next in ring order.
     /// The ring is kept at most seven eighths full (as the hash table is), so the search is

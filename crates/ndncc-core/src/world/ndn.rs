@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::{Event, World};
 use crate::forwarder::fib::NextHop;
-use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest};
+use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest, PitRef};
 use crate::forwarder::strategy::{FaceList, StrategyCtx};
 use crate::ids::{FaceId, NodeId};
 use crate::module::{Intake, InterestVerdict};
@@ -25,16 +25,23 @@ impl World {
         let (kind, name) = (h.kind, h.name);
         let now = self.now();
         // An expired entry expires before the packet is handled. (A Data takes its entry out of
-        // the PIT in one lookup and checks it there.)
+        // the PIT in one lookup and checks it there.) The lookup that finds it is the packet's
+        // only one: the entry is handled where it lies from here on.
+        let mut found = None;
         if kind != NdnKind::Data {
-            if let Some(stale) = self.nodes[node.idx()].pit.take_if_stale(&name, now) {
-                self.expire_entry(node, &stale);
+            let pit = &mut self.nodes[node.idx()].pit;
+            found = pit.find(&name);
+            if found.and_then(|r| pit.at(r)).is_some_and(|e| e.expiry <= now) {
+                found = None;
+                if let Some(stale) = pit.remove(&name) {
+                    self.expire_entry(node, &stale);
+                }
             }
         }
         match kind {
-            NdnKind::Interest => self.on_interest(node, in_face, packet),
+            NdnKind::Interest => self.on_interest(node, in_face, packet, found),
             NdnKind::Data => self.on_data(node, in_face, packet),
-            NdnKind::Nack(r) => self.on_nack(node, in_face, *packet, r),
+            NdnKind::Nack(r) => self.on_nack(node, in_face, *packet, r, found),
         }
     }
 
@@ -43,7 +50,9 @@ impl World {
         self.send_on_face(face, &mut nack);
     }
 
-    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: &mut Packet) {
+    /// An Interest arrives; `found` is where the PIT entry of its name as it arrived lies, if
+    /// it has one.
+    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: &mut Packet, found: Option<PitRef>) {
         let now = self.now();
         if !self.nodes[node.idx()].modules.is_empty() {
             let taken =
@@ -70,7 +79,16 @@ impl World {
         // The route is looked up before the PIT entry is made or updated, so the entry gets it
         // at once (a lookup has no effect but on the FIB's own cache).
         let fib_entry = n.fib.lookup(name.prefix, &self.names);
-        if let Some((e, kept)) = n.pit.get_mut_with_interest(&name) {
+        // A module may have renamed the Interest.
+        let found = match found {
+            Some(r) if r.name == name => Some(r),
+            _ => n.pit.find(&name),
+        };
+        let entry = match found {
+            Some(r) => n.pit.at_mut_with_interest(r).map(|ek| (r, ek)),
+            None => None,
+        };
+        let at = if let Some((r, (e, kept))) = entry {
             if e.has_nonce(h.nonce) {
                 n.counters.duplicates += 1;
                 let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == h.nonce);
@@ -108,13 +126,15 @@ impl World {
                 n.counters.aggregated += 1;
                 return;
             }
+            r
         } else {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
             let entry = PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry };
-            n.pit.insert(name, entry, PitInterest::of(pkt, &h));
+            let r = n.pit.insert(name, entry, PitInterest::of(pkt, &h));
             self.ensure_pit_sweep(node);
-        }
+            r
+        };
         let n = &mut self.nodes[node.idx()];
         let Some(fe) = fib_entry else {
             self.no_route(node, in_face, pkt);
@@ -143,9 +163,9 @@ impl World {
         let Some((&last, others)) = out.split_last() else { return };
         for &face in others {
             let mut copy = *pkt;
-            self.forward_interest(node, face, &mut copy);
+            self.forward_interest(node, face, &mut copy, at);
         }
-        self.forward_interest(node, last, pkt);
+        self.forward_interest(node, last, pkt, at);
     }
 
     fn no_route(&mut self, node: NodeId, in_face: FaceId, pkt: &Packet) {
@@ -161,8 +181,9 @@ impl World {
         self.nack_to(in_face, pkt, NackReason::NoRoute);
     }
 
-    /// Send an Interest on `out_face` after the router modules have seen it.
-    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, p: &mut Packet) {
+    /// Send an Interest on `out_face` after the router modules have seen it; `at` is its PIT
+    /// entry.
+    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, p: &mut Packet, at: PitRef) {
         let now = self.now();
         let mut verdict = InterestVerdict::Send;
         if !self.nodes[node.idx()].modules.is_empty() {
@@ -175,7 +196,10 @@ impl World {
         }
         let Some(&h) = p.ndn() else { return };
         let n = &mut self.nodes[node.idx()];
-        let Some(e) = n.pit.get_mut(&h.name) else { return };
+        // A module may have renamed the Interest; the entry may be gone, answered by the NACK
+        // of an earlier out-face.
+        let at = if h.name == at.name { Some(at) } else { n.pit.find(&h.name) };
+        let Some(e) = at.and_then(|r| n.pit.at_mut(r)) else { return };
         match e.out_record_mut(out_face) {
             Some(r) => {
                 r.nonce = h.nonce;
@@ -193,7 +217,7 @@ impl World {
             InterestVerdict::Send => {}
             InterestVerdict::Reject(reason) => {
                 let nack = Packet::nack_for(p, reason);
-                self.on_nack(node, out_face, nack, reason);
+                self.on_nack(node, out_face, nack, reason, at);
                 return;
             }
             InterestVerdict::Hold => return,
@@ -203,7 +227,7 @@ impl World {
             n.strategy.get().after_send_interest(&mut ctx, out_face, p)
         };
         if mark_entry {
-            if let Some(e) = n.pit.get_mut(&h.name) {
+            if let Some(e) = at.and_then(|r| n.pit.at_mut(r)) {
                 e.marked = true;
             }
         }
@@ -214,7 +238,8 @@ impl World {
     pub(super) fn refuse_held_interest(&mut self, face: FaceId, interest: Packet, reason: NackReason) {
         let node = self.faces[face.idx()].node;
         let nack = Packet::nack_for(&interest, reason);
-        self.on_nack(node, face, nack, reason);
+        let found = interest.ndn().and_then(|h| self.nodes[node.idx()].pit.find(&h.name));
+        self.on_nack(node, face, nack, reason, found);
     }
 
     fn on_data(&mut self, node: NodeId, in_face: FaceId, data: &mut Packet) {
@@ -281,11 +306,14 @@ impl World {
         }
     }
 
-    fn on_nack(&mut self, node: NodeId, in_face: FaceId, pkt: Packet, reason: NackReason) {
+    /// A NACK arrives on `in_face`; `found` is where the PIT entry of its name lies, if it has
+    /// one.
+    fn on_nack(&mut self, node: NodeId, in_face: FaceId, pkt: Packet, reason: NackReason, found: Option<PitRef>) {
         let now = self.now();
         let Some(name) = pkt.ndn().map(|h| h.name) else { return };
         let n = &mut self.nodes[node.idx()];
-        let Some(e) = n.pit.get_mut(&name) else { return };
+        let Some(at) = found.filter(|r| r.name == name).or_else(|| n.pit.find(&name)) else { return };
+        let Some(e) = n.pit.at_mut(at) else { return };
         let Some(r) = e.out_record_mut(in_face) else { return };
         if r.nacked.is_none() {
             r.nacked = Some(reason);
@@ -300,7 +328,7 @@ impl World {
             });
         }
         let n = &mut self.nodes[node.idx()];
-        let Some((e, kept)) = n.pit.get_with_interest(&name) else { return };
+        let Some((e, kept)) = n.pit.at_with_interest(at) else { return };
         let mut interest = kept.packet(name);
         let fib_entry = e.fib_entry;
         let untried: SmallVec<[NextHop; 4]> = match fib_entry {
@@ -321,11 +349,11 @@ impl World {
             n.strategy.get().on_nack(&mut ctx, &nack, in_face, fib_entry, &untried)
         };
         if let Some(f) = retry {
-            self.forward_interest(node, f, &mut interest);
+            self.forward_interest(node, f, &mut interest, at);
             return;
         }
         let n = &mut self.nodes[node.idx()];
-        if !n.pit.get(&name).is_some_and(|e| e.all_nacked()) {
+        if !n.pit.at(at).is_some_and(|e| e.all_nacked()) {
             return;
         }
         let Some((e, kept)) = n.pit.remove_with_interest(&name) else { return };
