@@ -259,6 +259,14 @@ impl<E: Copy> EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// The event `pop` would return next.
+    #[inline(always)]
+    pub fn peek_event(&self) -> Option<&E> {
+        match self.heap.first() {
+            Some(h) if h.key <= self.lane_min => Some(&h.event),
+            _ => self.lanes[self.lane_min_at].fifo.front().map(|e| &e.event),
+        }
+    }
     /// Take the front of the lane with the smallest front, and find the lanes' new smallest.
     #[inline]
     fn pop_lane(&mut self) -> Option<Entry<E>> {
@@ -521,6 +529,7 @@ mod tests {
                 }
                 proptest::prop_assert_eq!(q.len(), pending.len());
                 proptest::prop_assert_eq!(q.peek_time(), pending.first().map(|p| p.0));
+                proptest::prop_assert_eq!(q.peek_event(), pending.first().map(|p| &p.2));
             }
             while let Some((t, _, e)) = pending.pop_first() {
                 proptest::prop_assert_eq!(q.pop(), Some((t, e)));

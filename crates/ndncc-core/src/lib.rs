@@ -29,6 +29,7 @@ pub mod module;
 pub mod names;
 pub mod packet;
 pub mod plugin;
+pub mod prefetch;
 pub mod queue;
 pub mod recorder;
 pub mod ring;

@@ -350,6 +350,11 @@ impl Pit {
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
     }
+    /// The oldest expiry record kept in order: what a sweep reads first.
+    #[inline]
+    pub fn oldest_record(&self) -> Option<&(SimTime, Name)> {
+        self.in_order.front()
+    }
     /// The earliest time something may expire.
     pub fn next_expiry(&self) -> Option<SimTime> {
         let a = self.in_order.front().map(|(t, _)| *t);

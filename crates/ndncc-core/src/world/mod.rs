@@ -224,8 +224,9 @@ pub struct World {
     pub counters: RunCounters,
     queue: EventQueue<Event>,
     /// Take the shortcuts that change nothing recorded: run apps' promised idle polls here
-    /// instead of waking the apps, and repeat the last samples of apps none of whose hooks ran
-    /// since (off only to test that they change nothing).
+    /// instead of waking the apps, repeat the last samples of apps none of whose hooks ran
+    /// since, and prefetch what the next event reads in a large world (off only to test that
+    /// they change nothing).
     shortcuts: bool,
     /// Idle polls run here so far.
     idle_polls_run: u64,
@@ -285,6 +286,11 @@ pub const STALL_LIMIT: u64 = 5_000_000;
 /// The progress callback also runs every this many events, so a run can be stopped (Ctrl-C,
 /// timeouts) even while simulated time does not advance.
 pub const LIVENESS_EVENTS: u64 = 1 << 16;
+
+/// Faces from which a run prefetches what the next event reads (`World::prefetch_next`). Below,
+/// the faces, their flights and the PITs stay in the cache: `dumbbell-20` (82 faces) runs no
+/// faster with it, and `dumbbell-1` (8) runs 3% more instructions.
+const PREFETCH_FROM_FACES: usize = 256;
 
 impl World {
     pub fn now(&self) -> SimTime {
@@ -359,6 +365,7 @@ impl World {
         let step = if progress_every == SimDuration::ZERO { SimDuration::MAX } else { progress_every };
         let mut next_progress = SimTime::ZERO + step;
         let (mut instant, mut at_instant) = (SimTime::ZERO, 0u64);
+        let prefetching = self.shortcuts && self.faces.len() >= PREFETCH_FROM_FACES;
         while let Some(t) = self.queue.peek_time() {
             if t > self.end {
                 break;
@@ -380,6 +387,9 @@ impl World {
                 (instant, at_instant) = (t, 0);
             }
             let Some((_, ev)) = self.queue.pop() else { break };
+            if prefetching {
+                self.prefetch_next();
+            }
             self.counters.events += 1;
             self.handle(ev);
             if let Some(why) = self.stalled.take() {
@@ -391,6 +401,35 @@ impl World {
         }
         progress(self.end);
         RunEnd::Finished
+    }
+
+    /// Ask the processor for the first memory the next event reads, while this one runs: the
+    /// packet an arrival takes off its link, the waker of an app, the oldest expiry record of a
+    /// PIT. In a large world these are rarely in the cache: a link's flight is read once per
+    /// arrival, and a thousand links take turns. (`tree-1111` runs 6% faster per hop, `grid-32`
+    /// 4.5%, `dumbbell-1000` 1.5%.) Small worlds stay in the cache and skip it
+    /// (`PREFETCH_FROM_FACES`): the look ahead costs some 50 instructions an event.
+    #[inline(always)]
+    fn prefetch_next(&self) {
+        use crate::prefetch::prefetch;
+        match self.queue.peek_event() {
+            Some(Event::Arrive { from }) => {
+                if let Some(p) = self.faces.get(from.idx()).and_then(|f| f.egress.as_ref()?.in_flight.front()) {
+                    prefetch(p);
+                }
+            }
+            Some(Event::AppWake { app, .. }) => {
+                if let Some(w) = self.wakers.get(app.idx()) {
+                    prefetch(w);
+                }
+            }
+            Some(Event::PitSweep { node }) => {
+                if let Some(r) = self.nodes.get(node.idx()).and_then(|n| n.pit.oldest_record()) {
+                    prefetch(r);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// What to tell the user when simulated time stops at `t`.

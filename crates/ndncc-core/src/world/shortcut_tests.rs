@@ -1,6 +1,7 @@
 //! The world's shortcuts change nothing: a run in which the world runs consumers' idle timer
-//! polls itself and repeats the samples of apps that ran no hook since records exactly what a
-//! run that wakes every consumer for every poll and samples every app afresh records.
+//! polls itself, repeats the samples of apps that ran no hook since and prefetches what the
+//! next event reads records exactly what a run that wakes every consumer for every poll,
+//! samples every app afresh and prefetches nothing records.
 
 use super::World;
 use crate::time::SimDuration;
@@ -167,6 +168,20 @@ fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
     assert!(slow.recorder.series.len() > 1000);
     let timeouts = slow.summary().iter().filter(|r| r.metric == "timeouts").map(|r| r.value).sum::<f64>();
     assert!(timeouts > 10.0, "the scenario should time Interests out, timed out {timeouts}");
+}
+
+/// A tree of 259 nodes (516 faces), large enough for the world to prefetch. Its Interests
+/// live 60 ms, about the round trip through a busy root, so that many expire and are retried:
+/// arrivals, PIT sweeps and app wake-ups all come next in turn.
+#[test]
+fn prefetching_changes_nothing_in_a_large_tree() {
+    let text = crate::bench::tree_text(6, 3, SimDuration::from_millis(1500))
+        .replace("window = 4 }\n", "window = 4 }\nlifetime = \"60ms\"\n");
+    let (fast, _) = both(&text, "tree.toml", &[]);
+    assert!(fast.faces.len() >= super::PREFETCH_FROM_FACES);
+    assert!(fast.counters.packet_hops > 100_000, "only {} hops", fast.counters.packet_hops);
+    let expired: u64 = fast.nodes.iter().map(|n| n.counters.pit_expired).sum();
+    assert!(expired > 0, "no PIT entry expired: the sweeps were never next");
 }
 
 /// Every shipped scenario, its first 8 simulated seconds (coarse clocks, multicast, multipath,
