@@ -148,23 +148,20 @@ impl World {
                 DropCause::Loss => c.drops_loss += 1,
                 DropCause::Underlay => c.drops_underlay += 1,
             },
-            TapPoint::Transmit => {
-                c.packets_sent += 1;
-                c.bytes_sent += packet.size as u64;
-                match packet.header {
-                    Header::Ndn(h) => match h.kind {
-                        NdnKind::Interest => c.interests_sent += 1,
-                        NdnKind::Data => c.data_sent += 1,
-                        NdnKind::Nack(_) => c.nacks_sent += 1,
-                    },
-                    Header::Ip(_) => c.ip_bytes_sent += packet.size as u64,
-                    Header::Mcast(_) => c.mcast_bytes_sent += packet.size as u64,
-                    Header::LinkAck => c.link_bytes_sent += packet.size as u64,
-                }
-            }
+            TapPoint::Transmit => count_sent(c, packet),
         }
         if let Some(t) = self.tap_observer.as_mut() {
             t.on_packet(self.queue.now(), face, point, packet);
+        }
+    }
+
+    /// `tap_counted` of a transmission, inlined: every packet hop passes here.
+    #[inline(always)]
+    fn tap_transmit(&mut self, face: FaceId, packet: &Packet) {
+        self.face_samples.mark(face);
+        count_sent(&mut self.faces[face.idx()].counters, packet);
+        if let Some(t) = self.tap_observer.as_mut() {
+            t.on_packet(self.queue.now(), face, TapPoint::Transmit, packet);
         }
     }
 
@@ -300,7 +297,7 @@ impl World {
         if self.faces[face.idx()].link_service.is_some() {
             self.call_link_service(face, |s, ctx| s.on_transmit(ctx, p));
         }
-        self.tap(face, TapPoint::Transmit, p);
+        self.tap_transmit(face, p);
         // Here rather than in `tap`, which every packet event passes and which stays lean.
         self.probes.on_transmit(face, now, p);
         let f = &mut self.faces[face.idx()];
@@ -360,5 +357,22 @@ impl World {
         if more {
             self.schedule(end, Event::TxDone { face });
         }
+    }
+}
+
+/// Count `packet`, just transmitted, on its face's counters.
+#[inline(always)]
+fn count_sent(c: &mut crate::face::FaceCounters, packet: &Packet) {
+    c.packets_sent += 1;
+    c.bytes_sent += packet.size as u64;
+    match packet.header {
+        Header::Ndn(h) => match h.kind {
+            NdnKind::Interest => c.interests_sent += 1,
+            NdnKind::Data => c.data_sent += 1,
+            NdnKind::Nack(_) => c.nacks_sent += 1,
+        },
+        Header::Ip(_) => c.ip_bytes_sent += packet.size as u64,
+        Header::Mcast(_) => c.mcast_bytes_sent += packet.size as u64,
+        Header::LinkAck => c.link_bytes_sent += packet.size as u64,
     }
 }
