@@ -63,13 +63,20 @@ impl Fib {
         self.last = None;
     }
 
-    /// Longest-prefix match for the interned name `id`.
+    /// Longest-prefix match for the interned name `id`. Inline: nearly every lookup asks for
+    /// the name asked for last (a flow's packets follow each other).
+    #[inline]
     pub fn lookup(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
         if let Some((last, hit)) = self.last {
             if last == id {
                 return hit;
             }
         }
+        self.lookup_other(id, names)
+    }
+
+    #[inline(never)]
+    fn lookup_other(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
         if let Some(&hit) = self.cache.get(&id) {
             self.last = Some((id, hit));
             return hit;

@@ -329,6 +329,7 @@ impl Pit {
         self.slots[i].take()
     }
     /// Record that `name`'s entry now expires at `at` (after a refresh).
+    #[inline]
     pub fn note_expiry(&mut self, name: Name, at: SimTime) {
         if self.in_order.back().is_none_or(|(t, _)| *t <= at) {
             self.in_order.push_back((at, name));
@@ -339,10 +340,14 @@ impl Pit {
         // rates; drop them once they outnumber the live entries, so memory follows what is
         // pending rather than Interest rate × lifetime.
         if self.in_order.len() > 2 * self.index.len() + 1024 {
-            let (index, slots) = (&self.index, &self.slots);
-            self.in_order
-                .retain(|(t, n)| index.get(n).and_then(|&i| slots[i].as_ref()).is_some_and(|e| e.expiry == *t));
+            self.drop_stale_records();
         }
+    }
+    /// Drop the in-order expiry records whose entry is gone or was refreshed since.
+    #[inline(never)]
+    fn drop_stale_records(&mut self) {
+        let (index, slots) = (&self.index, &self.slots);
+        self.in_order.retain(|(t, n)| index.get(n).and_then(|&i| slots[i].as_ref()).is_some_and(|e| e.expiry == *t));
     }
     pub fn len(&self) -> usize {
         self.index.len()

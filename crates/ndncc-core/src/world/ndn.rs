@@ -368,6 +368,9 @@ impl World {
         }
     }
 
+    /// Schedule a sweep of `node`'s PIT at its earliest expiry, unless one comes sooner. Inline:
+    /// every new entry asks.
+    #[inline]
     fn ensure_pit_sweep(&mut self, node: NodeId) {
         let n = &mut self.nodes[node.idx()];
         let Some(t) = n.pit.next_expiry() else { return };
