@@ -491,7 +491,8 @@ mod tests {
 
         /// More fixed delays than lanes, so that delays share and take over lanes, with events
         /// offered to a lane first as a link offers each arrival (`schedule_in_lane`, falling
-        /// back to the heap when no lane takes it): still the order of one sorted set.
+        /// back to the heap when no lane takes it), and some sent straight to the heap: still
+        /// the order of one sorted set, and `peek_event` always names what `pop` takes next.
         #[test]
         fn more_delays_than_lanes_still_pop_in_time_and_insertion_order(
             ops in proptest::collection::vec((0u8..64, 0u64..5_000), 0..3_000),
@@ -520,6 +521,13 @@ mod tests {
                         let t = SimTime(now + r);
                         let seq = q.take_seq();
                         q.schedule_keyed(t, seq, i);
+                        pending.insert((t, seq, i));
+                    }
+                    // Straight to the heap, as a PIT sweep or a flight's next head goes.
+                    42..=44 => {
+                        let t = SimTime(now + r);
+                        let seq = q.take_seq();
+                        q.schedule_keyed_irregular(t, seq, i);
                         pending.insert((t, seq, i));
                     }
                     _ => {
