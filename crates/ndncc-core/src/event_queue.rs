@@ -238,7 +238,7 @@ impl<E: Copy> EventQueue<E> {
     /// The next event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = if self.lane_min < self.heap.first().map_or(NO_KEY, |e| e.key) {
+        let e = if self.lane_is_next() {
             self.pop_lane()?
         } else {
             let last = self.heap.pop()?;
@@ -259,12 +259,19 @@ impl<E: Copy> EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// The next event is the front of a lane rather than the heap's top (false when both are
+    /// empty).
+    #[inline(always)]
+    fn lane_is_next(&self) -> bool {
+        self.lane_min < self.heap.first().map_or(NO_KEY, |e| e.key)
+    }
     /// The event `pop` would return next.
     #[inline(always)]
     pub fn peek_event(&self) -> Option<&E> {
-        match self.heap.first() {
-            Some(h) if h.key <= self.lane_min => Some(&h.event),
-            _ => self.lanes[self.lane_min_at].fifo.front().map(|e| &e.event),
+        if self.lane_is_next() {
+            self.lanes[self.lane_min_at].fifo.front().map(|e| &e.event)
+        } else {
+            self.heap.first().map(|e| &e.event)
         }
     }
     /// Take the front of the lane with the smallest front, and find the lanes' new smallest.

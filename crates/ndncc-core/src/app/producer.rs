@@ -9,7 +9,7 @@ use crate::ring::Ring;
 use crate::scenario::ProducerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{data_wire_size, wire_u32};
-use crate::wire::tlv::nonneg_len;
+use crate::wire::tlv::nonneg_width_class;
 
 #[derive(Clone, Debug)]
 pub struct ProducerParams {
@@ -61,7 +61,7 @@ impl Producer {
         if self.encoded_sizes.len() <= at {
             self.encoded_sizes.resize(at + 1, [0; 4]);
         }
-        let width = nonneg_len(name.seg).trailing_zeros() as usize;
+        let width = nonneg_width_class(name.seg);
         if self.encoded_sizes[at][width] == 0 {
             self.encoded_sizes[at][width] = self.measured_data_size(names.components(name.prefix), name.seg);
         }

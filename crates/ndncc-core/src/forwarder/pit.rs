@@ -213,24 +213,40 @@ impl Default for Pit {
     }
 }
 
-/// Where a pending entry lies in the table, and the name it was found or made under: the
-/// forwarder looks a name up once per Interest and reads and changes the entry through this
-/// (`at`, `at_mut`) rather than probing the index again. It stays good while the entry is
+/// Where a pending entry lies in the table: the forwarder reads and changes the entry through
+/// this (`at`, `at_mut`) rather than probing the index again. It stays good while the entry is
 /// pending. Once the entry is removed, its slot is empty and `at` finds nothing; an empty slot
 /// is filled again only by `insert`, which the forwarder never calls while it holds a
 /// `PitRef` of the same node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PitRef {
     slot: usize,
+}
+
+/// What the PIT held for `name` when it was looked up (or when the entry was made): the
+/// forwarder carries this with a packet, so that the packet's entry is looked up once, and
+/// again only if a router module renames the packet on the way (`Pit::locate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PitLookup {
     pub name: Name,
+    pub found: Option<PitRef>,
 }
 
 impl Pit {
-    /// Where `name`'s entry lies, if it has one.
+    /// What the PIT holds for `name`.
     #[inline]
-    pub fn find(&self, name: &Name) -> Option<PitRef> {
-        let &slot = self.index.get(name)?;
-        Some(PitRef { slot, name: *name })
+    pub fn lookup(&self, name: &Name) -> PitLookup {
+        PitLookup { name: *name, found: self.index.get(name).map(|&slot| PitRef { slot }) }
+    }
+    /// Where `name`'s entry lies: as `known` found it, when that was a lookup of `name`; else
+    /// looked up afresh.
+    #[inline]
+    pub fn locate(&self, known: PitLookup, name: &Name) -> Option<PitRef> {
+        if known.name == *name {
+            known.found
+        } else {
+            self.lookup(name).found
+        }
     }
     /// The entry `r` points at, unless it has been removed since.
     #[inline]
@@ -261,20 +277,9 @@ impl Pit {
         let &i = self.index.get(name)?;
         self.slots[i].as_mut()
     }
-    /// `name`'s entry with its kept Interest.
-    #[inline]
-    pub fn get_mut_with_interest(&mut self, name: &Name) -> Option<(&mut PitEntry, &mut PitInterest)> {
-        let &i = self.index.get(name)?;
-        Some((self.slots[i].as_mut()?, &mut self.interests[i]))
-    }
-    /// `name`'s entry with its kept Interest.
-    pub fn get_with_interest(&self, name: &Name) -> Option<(&PitEntry, &PitInterest)> {
-        let &i = self.index.get(name)?;
-        Some((self.slots[i].as_ref()?, &self.interests[i]))
-    }
-    /// Add the entry for `name`, which has none, with the Interest that made it; return where
-    /// it lies.
-    pub fn insert(&mut self, name: Name, entry: PitEntry, interest: PitInterest) -> PitRef {
+    /// Add the entry for `name`, which has none, with the Interest that made it; return what a
+    /// lookup of `name` now finds.
+    pub fn insert(&mut self, name: Name, entry: PitEntry, interest: PitInterest) -> PitLookup {
         self.note_expiry(name, entry.expiry);
         let i = self.free_slot(interest);
         self.slots[i] = Some(entry);
@@ -283,7 +288,7 @@ impl Pit {
             // Callers insert only names without an entry; keep the table whole if one did not.
             self.release(old);
         }
-        PitRef { slot: i, name }
+        PitLookup { name, found: Some(PitRef { slot: i }) }
     }
     /// A free slot: the one freed last while the table is small, else the next in ring order.
     /// The ring is kept at most seven eighths full (as the hash table is), so the search is
@@ -391,9 +396,8 @@ impl Pit {
             out.push((name, e));
         }
     }
-    /// Remove and return `name`'s entry if it has expired by `now`, so the caller can run the
-    /// expiry logic before handling the packet; a live entry stays.
-    pub fn take_if_stale(&mut self, name: &Name, now: SimTime) -> Option<PitEntry> {
+    /// Remove and return `name`'s entry if it has expired by `now`; a live entry stays.
+    fn take_if_stale(&mut self, name: &Name, now: SimTime) -> Option<PitEntry> {
         if self.get(name).is_some_and(|e| e.expiry <= now) {
             self.remove(name)
         } else {
@@ -480,7 +484,7 @@ mod tests {
                         proptest::prop_assert_eq!(got, model.remove(&name).map(|(t, _)| t));
                     }
                     _ => {
-                        if let Some((e, k)) = pit.get_mut_with_interest(&name) {
+                        if let Some((e, k)) = pit.lookup(&name).found.and_then(|r| pit.at_mut_with_interest(r)) {
                             e.expiry = SimTime(t);
                             *k = kept(t);
                             model.insert(name, (t, t as u32));
@@ -490,7 +494,7 @@ mod tests {
                 proptest::prop_assert_eq!(pit.len(), model.len());
                 for seg in 0..12 {
                     let name = Name { prefix: NameId(0), seg };
-                    let got = pit.get_with_interest(&name).map(|(e, k)| (e.expiry.0, nonce(k, name)));
+                    let got = pit.lookup(&name).found.and_then(|r| pit.at_with_interest(r)).map(|(e, k)| (e.expiry.0, nonce(k, name)));
                     proptest::prop_assert_eq!(got, model.get(&name).copied());
                 }
             }

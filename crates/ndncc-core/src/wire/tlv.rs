@@ -15,6 +15,12 @@ pub const fn var_number_len(n: u64) -> usize {
     }
 }
 
+/// Which of the four NonNegativeInteger widths `n` takes: 0 for 1 byte, 1 for 2, 2 for 4, 3 for
+/// 8. An index for what is kept per width (the encoded sizes of a name's segments).
+pub const fn nonneg_width_class(n: u64) -> usize {
+    nonneg_len(n).trailing_zeros() as usize
+}
+
 /// Bytes a NonNegativeInteger value takes: the shortest of 1, 2, 4 or 8.
 pub const fn nonneg_len(n: u64) -> usize {
     if n <= 0xff {
@@ -117,5 +123,12 @@ mod tests {
         for v in [0, 255, 256, 65_535, 65_536, u64::MAX] {
             assert_eq!(encode(|w| w.nonneg(8, v)).len(), tlv_len(8, nonneg_len(v)), "{v}");
         }
+    }
+
+    #[test]
+    fn each_width_has_its_own_class() {
+        let classes: Vec<usize> =
+            [0, 0xff, 0x100, 0xffff, 0x1_0000, 0xffff_ffff, 1 << 32, u64::MAX].map(nonneg_width_class).to_vec();
+        assert_eq!(classes, [0, 0, 1, 1, 2, 2, 3, 3]);
     }
 }

@@ -137,9 +137,7 @@ impl World {
 
     /// A transmission or a drop: counted on the face, then seen by the observer.
     fn tap_counted(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
-        self.face_samples.mark(face);
-        let c = &mut self.faces[face.idx()].counters;
-        match point {
+        self.count_and_observe(face, point, packet, |c| match point {
             TapPoint::Enqueue | TapPoint::Arrive => {}
             TapPoint::Drop(cause) => match cause {
                 DropCause::Shaper => c.drops_shaper += 1,
@@ -149,19 +147,29 @@ impl World {
                 DropCause::Underlay => c.drops_underlay += 1,
             },
             TapPoint::Transmit => count_sent(c, packet),
-        }
-        if let Some(t) = self.tap_observer.as_mut() {
-            t.on_packet(self.queue.now(), face, point, packet);
-        }
+        });
     }
 
     /// `tap_counted` of a transmission, inlined: every packet hop passes here.
     #[inline(always)]
     fn tap_transmit(&mut self, face: FaceId, packet: &Packet) {
+        self.count_and_observe(face, TapPoint::Transmit, packet, |c| count_sent(c, packet));
+    }
+
+    /// Mark the face's samples changed, `count` the packet on its counters, and show it to the
+    /// observer.
+    #[inline(always)]
+    fn count_and_observe(
+        &mut self,
+        face: FaceId,
+        point: TapPoint,
+        packet: &Packet,
+        count: impl FnOnce(&mut crate::face::FaceCounters),
+    ) {
         self.face_samples.mark(face);
-        count_sent(&mut self.faces[face.idx()].counters, packet);
+        count(&mut self.faces[face.idx()].counters);
         if let Some(t) = self.tap_observer.as_mut() {
-            t.on_packet(self.queue.now(), face, TapPoint::Transmit, packet);
+            t.on_packet(self.queue.now(), face, point, packet);
         }
     }
 

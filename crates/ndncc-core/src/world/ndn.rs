@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::{Event, World};
 use crate::forwarder::fib::NextHop;
-use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest, PitRef};
+use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest, PitLookup};
 use crate::forwarder::strategy::{FaceList, StrategyCtx};
 use crate::ids::{FaceId, NodeId};
 use crate::module::{Intake, InterestVerdict};
@@ -27,21 +27,21 @@ impl World {
         // An expired entry expires before the packet is handled. (A Data takes its entry out of
         // the PIT in one lookup and checks it there.) The lookup that finds it is the packet's
         // only one: the entry is handled where it lies from here on.
-        let mut found = None;
+        let mut looked = PitLookup { name, found: None };
         if kind != NdnKind::Data {
             let pit = &mut self.nodes[node.idx()].pit;
-            found = pit.find(&name);
-            if found.and_then(|r| pit.at(r)).is_some_and(|e| e.expiry <= now) {
-                found = None;
+            looked = pit.lookup(&name);
+            if looked.found.and_then(|r| pit.at(r)).is_some_and(|e| e.expiry <= now) {
+                looked.found = None;
                 if let Some(stale) = pit.remove(&name) {
                     self.expire_entry(node, &stale);
                 }
             }
         }
         match kind {
-            NdnKind::Interest => self.on_interest(node, in_face, packet, found),
+            NdnKind::Interest => self.on_interest(node, in_face, packet, looked),
             NdnKind::Data => self.on_data(node, in_face, packet),
-            NdnKind::Nack(r) => self.on_nack(node, in_face, *packet, r, found),
+            NdnKind::Nack(r) => self.on_nack(node, in_face, *packet, r, looked),
         }
     }
 
@@ -50,9 +50,8 @@ impl World {
         self.send_on_face(face, &mut nack);
     }
 
-    /// An Interest arrives; `found` is where the PIT entry of its name as it arrived lies, if
-    /// it has one.
-    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: &mut Packet, found: Option<PitRef>) {
+    /// An Interest arrives; `looked` is what the PIT held for its name as it arrived.
+    fn on_interest(&mut self, node: NodeId, in_face: FaceId, pkt: &mut Packet, looked: PitLookup) {
         let now = self.now();
         if !self.nodes[node.idx()].modules.is_empty() {
             let taken =
@@ -80,11 +79,7 @@ impl World {
         // at once (a lookup has no effect but on the FIB's own cache).
         let fib_entry = n.fib.lookup(name.prefix, &self.names);
         // A module may have renamed the Interest.
-        let found = match found {
-            Some(r) if r.name == name => Some(r),
-            _ => n.pit.find(&name),
-        };
-        let entry = match found {
+        let entry = match n.pit.locate(looked, &name) {
             Some(r) => n.pit.at_mut_with_interest(r).map(|ek| (r, ek)),
             None => None,
         };
@@ -126,7 +121,7 @@ impl World {
                 n.counters.aggregated += 1;
                 return;
             }
-            r
+            PitLookup { name, found: Some(r) }
         } else {
             let mut in_records = SmallVec::new();
             in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
@@ -183,7 +178,7 @@ impl World {
 
     /// Send an Interest on `out_face` after the router modules have seen it; `at` is its PIT
     /// entry.
-    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, p: &mut Packet, at: PitRef) {
+    fn forward_interest(&mut self, node: NodeId, out_face: FaceId, p: &mut Packet, at: PitLookup) {
         let now = self.now();
         let mut verdict = InterestVerdict::Send;
         if !self.nodes[node.idx()].modules.is_empty() {
@@ -198,7 +193,7 @@ impl World {
         let n = &mut self.nodes[node.idx()];
         // A module may have renamed the Interest; the entry may be gone, answered by the NACK
         // of an earlier out-face.
-        let at = if h.name == at.name { Some(at) } else { n.pit.find(&h.name) };
+        let at = n.pit.locate(at, &h.name);
         let Some(e) = at.and_then(|r| n.pit.at_mut(r)) else { return };
         match e.out_record_mut(out_face) {
             Some(r) => {
@@ -217,7 +212,7 @@ impl World {
             InterestVerdict::Send => {}
             InterestVerdict::Reject(reason) => {
                 let nack = Packet::nack_for(p, reason);
-                self.on_nack(node, out_face, nack, reason, at);
+                self.on_nack(node, out_face, nack, reason, PitLookup { name: h.name, found: at });
                 return;
             }
             InterestVerdict::Hold => return,
@@ -238,8 +233,9 @@ impl World {
     pub(super) fn refuse_held_interest(&mut self, face: FaceId, interest: Packet, reason: NackReason) {
         let node = self.faces[face.idx()].node;
         let nack = Packet::nack_for(&interest, reason);
-        let found = interest.ndn().and_then(|h| self.nodes[node.idx()].pit.find(&h.name));
-        self.on_nack(node, face, nack, reason, found);
+        let Some(h) = interest.ndn() else { return };
+        let looked = self.nodes[node.idx()].pit.lookup(&h.name);
+        self.on_nack(node, face, nack, reason, looked);
     }
 
     fn on_data(&mut self, node: NodeId, in_face: FaceId, data: &mut Packet) {
@@ -306,13 +302,12 @@ impl World {
         }
     }
 
-    /// A NACK arrives on `in_face`; `found` is where the PIT entry of its name lies, if it has
-    /// one.
-    fn on_nack(&mut self, node: NodeId, in_face: FaceId, pkt: Packet, reason: NackReason, found: Option<PitRef>) {
+    /// A NACK arrives on `in_face`; `looked` is what the PIT held for its name.
+    fn on_nack(&mut self, node: NodeId, in_face: FaceId, pkt: Packet, reason: NackReason, looked: PitLookup) {
         let now = self.now();
         let Some(name) = pkt.ndn().map(|h| h.name) else { return };
         let n = &mut self.nodes[node.idx()];
-        let Some(at) = found.filter(|r| r.name == name).or_else(|| n.pit.find(&name)) else { return };
+        let Some(at) = n.pit.locate(looked, &name) else { return };
         let Some(e) = n.pit.at_mut(at) else { return };
         let Some(r) = e.out_record_mut(in_face) else { return };
         if r.nacked.is_none() {
@@ -349,7 +344,7 @@ impl World {
             n.strategy.get().on_nack(&mut ctx, &nack, in_face, fib_entry, &untried)
         };
         if let Some(f) = retry {
-            self.forward_interest(node, f, &mut interest, at);
+            self.forward_interest(node, f, &mut interest, PitLookup { name, found: Some(at) });
             return;
         }
         let n = &mut self.nodes[node.idx()];

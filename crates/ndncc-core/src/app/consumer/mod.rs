@@ -50,7 +50,7 @@ use crate::rtt::{Backoff, RttConfig, RttEstimator};
 use crate::scenario::ConsumerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{interest_wire_size, wire_u32};
-use crate::wire::tlv::nonneg_len;
+use crate::wire::tlv::nonneg_width_class;
 
 /// A consumer's settings, resolved from its [`ConsumerSpec`] (the one place their defaults
 /// live) and from the world it runs in.
@@ -461,7 +461,7 @@ impl ConsumerCore {
     /// The encoded size of this consumer's Interest for segment `seg`, worked out once per
     /// segment-number width rather than per Interest.
     fn encoded_interest_size(&mut self, names: &NameTable, seg: u64) -> u32 {
-        let slot = &mut self.encoded_sizes[nonneg_len(seg).trailing_zeros() as usize];
+        let slot = &mut self.encoded_sizes[nonneg_width_class(seg)];
         if *slot == 0 {
             let lifetime = self.p.lifetime.nanos();
             *slot = wire_u32(interest_wire_size(names.components(self.p.prefix), seg, lifetime));
