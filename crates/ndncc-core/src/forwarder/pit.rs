@@ -522,6 +522,28 @@ mod tests {
         assert!(close.filter(|d| *d < 16).count() < 4);
     }
 
+    /// A lookup carried with a packet answers for the name it looked up, even after that entry
+    /// is gone; a renamed packet is looked up afresh.
+    #[test]
+    fn a_lookup_answers_for_its_own_name_and_a_renamed_packet_looks_again() {
+        let mut pit = Pit::default();
+        let (a, b) = (Name { prefix: NameId(0), seg: 1 }, Name { prefix: NameId(0), seg: 2 });
+        let made_a = pit.insert(a, entry(100), kept(1));
+        let looked_b = pit.lookup(&b);
+        assert_eq!(looked_b.found, None);
+        pit.insert(b, entry(200), kept(2));
+        // What was known for `a` still answers for `a`; for `b` the PIT is asked again.
+        assert_eq!(pit.locate(made_a, &a), made_a.found);
+        let b_now = pit.locate(made_a, &b);
+        assert_eq!(b_now.and_then(|r| pit.at(r)).map(|e| e.expiry), Some(SimTime(200)));
+        // A lookup of `b` made before its entry still says it had none: nothing was inserted
+        // while the forwarder held it.
+        assert_eq!(pit.locate(looked_b, &b), None);
+        // Once `a`'s entry is removed, its slot holds nothing.
+        pit.remove(&a);
+        assert!(made_a.found.and_then(|r| pit.at(r)).is_none());
+    }
+
     #[test]
     fn only_entries_past_their_latest_expiry_are_taken() {
         let mut pit = Pit::default();
