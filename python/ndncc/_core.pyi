@@ -45,7 +45,11 @@ class BenchDict(TypedDict):
     events: int
     packet_hops: int
     packet_hops_per_s: float
+    ns_per_hop: float
     peak_rss_mb: float
+    recorded_rows: int
+    recorded_mb: float
+    setup_seconds: float
 
 class Scenario:
     @property
@@ -76,8 +80,12 @@ def load(path: Union[str, PathLike[str]], overrides: Sequence[str] = ...) -> Sce
 def load_str(text: str, file: str = "<string>", overrides: Sequence[str] = ...) -> Scenario: ...
 def import_ndnsim(text: str, file: str = "<string>") -> str: ...
 def import_minindn(text: str, file: str = "<string>") -> str: ...
-def bench_names() -> list[str]: ...
-def bench(name: str) -> BenchDict: ...
+def bench_names(all: bool = False) -> list[str]:
+    """The standard benchmark scenarios; with ``all``, the scale cases too."""
+
+def bench(name: str, duration: float = 40.0) -> BenchDict:
+    """Build and run benchmark ``name`` for ``duration`` simulated seconds (more than 0, at most
+    3600) without holding the GIL; Ctrl-C stops it with ``KeyboardInterrupt``."""
 
 class NdnccError(Exception): ...
 

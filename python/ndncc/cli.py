@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Column, Table
 
-from . import _core, experiments, output, report, shipped, sweepplot, sweepstore
+from . import _core, benchmark, experiments, output, report, shipped, sweepplot, sweepstore
 from .errors import BadInput, describe, guarded
 from .grid import parse_option
 from .result import is_run_folder
@@ -319,10 +319,13 @@ def print_table(table: pl.DataFrame, axes: List[str], caption: str) -> None:
             sweepplot.ci_text(r["ci95"]),
             r["unit"],
         )
+    wide_console().print(out)
+
+
+def wide_console() -> Console:
+    """The terminal's console, or for a file or a pipe one wide enough not to wrap a table."""
     console = Console()
-    if not console.is_terminal:  # a file or a pipe: no wrapping
-        console = Console(width=240)
-    console.print(out)
+    return console if console.is_terminal else Console(width=240)
 
 
 @app.command()
@@ -332,25 +335,42 @@ def bench(
         bool, typer.Option("--json", help="One JSON object per line instead of a table.")
     ] = False,
     scenario: Annotated[
-        Optional[str], typer.Option("--scenario", help="Only this benchmark scenario (default: all of them).")
+        Optional[str],
+        typer.Option("--scenario", help="Only this benchmark scenario, a scale case included (see --all)."),
     ] = None,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also the scale cases: 10,000 consumers, 1 and 10 Gbit/s, TCP, 1,000-node tree and grid.",
+        ),
+    ] = False,
+    duration: Annotated[
+        float, typer.Option(help="Simulated seconds per scenario (more than 0, at most 3600).")
+    ] = 40.0,
 ) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
-    names = _core.bench_names()
+    if not (0.0 < duration <= 3600.0):  # also false for NaN
+        raise BadInput(f"--duration: {duration} is not more than 0 and at most 3600 simulated seconds")
+    if scenario is not None and all_:
+        raise BadInput("--scenario and --all exclude each other")
+    names = _core.bench_names(all=all_)
     if scenario is not None:
-        if scenario not in names:
-            raise BadInput(f"no benchmark scenario {scenario!r} (known: {', '.join(names)})")
+        known = _core.bench_names(all=True)
+        if scenario not in known:
+            raise BadInput(f"no benchmark scenario {scenario!r} (known: {', '.join(known)})")
         names = [scenario]
     results = []
     for name in names:
         with stderr.status(f"bench {name}"):
-            results.append(_core.bench(name))
+            results.append(benchmark.run_alone(name, duration))
         if json_:
             typer.echo(json.dumps(results[-1]))
     if not json_:
         # Events and simulated seconds are in --json; the table keeps to a terminal's width.
         table = Table(
             Column("scenario", no_wrap=True),
+            "set-up s",
             "wall s",
             "packet hops",
             "hops/s",
@@ -361,6 +381,7 @@ def bench(
         for r in results:
             table.add_row(
                 r["scenario"],
+                f"{r['setup_seconds']:.3f}",
                 f"{r['wall_seconds']:.3f}",
                 f"{r['packet_hops']:,}",
                 f"{r['packet_hops_per_s']:,.0f}",
@@ -368,7 +389,7 @@ def bench(
                 f"{r['peak_rss_mb']:.1f}",
                 f"{r['recorded_mb']:.1f}",
             )
-        Console().print(table)
+        wide_console().print(table)
 
 
 def read_topology(path: Path) -> tuple[str, str]:

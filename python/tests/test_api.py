@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import threading
 
 import numpy as np
 import polars as pl
@@ -116,6 +118,29 @@ def test_a_signal_during_the_run_raises_keyboard_interrupt(scenario_file):
         signal.signal(signal.SIGINT, previous)
 
 
+def test_bench_runs_for_the_duration_asked_and_knows_the_scale_cases():
+    assert set(_core.bench_names()) < set(_core.bench_names(all=True))
+    assert "grid-32" in _core.bench_names(all=True)
+    b = _core.bench("dumbbell-20", duration=0.5)
+    assert b["sim_seconds"] == 0.5 and b["setup_seconds"] > 0
+    with pytest.raises(ndncc.BuildError, match="duration must be more than 0"):
+        _core.bench("dumbbell-1", duration=0.0)
+
+
+def test_ctrl_c_stops_a_benchmark():
+    # An hour of simulated time takes the engine a quarter of a minute; Ctrl-C stops it at the
+    # engine's next check, every 65,536 events.
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            _core.bench("dumbbell-1", duration=3600.0)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_bench_reports_packet_hops_per_second():
     names = _core.bench_names()
     assert names
@@ -137,3 +162,13 @@ def test_numpy_columns_come_straight_from_the_core(scenario_file):
     assert raw["series"]["t"].dtype == np.float64
     assert raw["series"]["entity"].dtype == np.uint32
     assert len(raw["series"]["t"]) == len(raw["series"]["value"])
+
+
+def test_each_benchmark_of_the_command_line_reports_its_own_peak_memory():
+    from ndncc import benchmark
+
+    # A large world raises this process's peak for good; a benchmark run alone is not charged it.
+    big = _core.bench("dumbbell-10000", duration=0.01)
+    small = benchmark.run_alone("dumbbell-1", 0.01)
+    assert small["scenario"] == "dumbbell-1" and small["packet_hops"] > 0
+    assert small["peak_rss_mb"] < big["peak_rss_mb"] - 50

@@ -138,6 +138,32 @@ def test_bench_table_and_scenario_choice(capsys):
     assert code == 2 and "no-such-bench" in err
 
 
+def test_bench_runs_a_scale_case_for_the_duration_asked(capsys):
+    # The scale cases are not run by default but can be named; their set-up goes through the
+    # scenario loader and is reported.
+    code, out, _ = ndncc(capsys, "bench", "--json", "--scenario", "tree-1111", "--duration", "0.05")
+    assert code == 0
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert row["scenario"] == "tree-1111" and row["sim_seconds"] == 0.05
+    assert row["setup_seconds"] > 0 and row["packet_hops"] > 0
+    code, out, _ = ndncc(capsys, "bench", "--scenario", "dumbbell-1", "--duration", "0.5")
+    assert code == 0 and "set-up" in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--duration", "0"], "--duration: 0.0 is not more than 0 and at most 3600"),
+        (["--duration", "nan"], "--duration: nan is not more than 0"),
+        (["--duration", "3601"], "--duration: 3601.0 is not more than 0 and at most 3600"),
+        (["--all", "--scenario", "dumbbell-1"], "--scenario and --all exclude each other"),
+    ],
+)
+def test_bench_refuses_bad_options_naming_them(capsys, args, message):
+    code, out, err = ndncc(capsys, "bench", *args)
+    assert code == 2 and message in err and out == ""
+
+
 def help_text(capsys, monkeypatch, *command: str) -> str:
     """``ndncc COMMAND --help`` as a wide terminal shows it."""
     monkeypatch.setenv("COLUMNS", "250")

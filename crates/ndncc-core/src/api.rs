@@ -123,12 +123,7 @@ pub fn run(scenario: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(f64)
         (Some(tap), Some(path)) => Some(finish_trace(tap, path)?),
         _ => None,
     };
-    match end {
-        RunEnd::Finished => {}
-        RunEnd::Interrupted => return Err(Error::Interrupted),
-        RunEnd::Stalled(why) => return Err(Error::Stalled(why)),
-        RunEnd::Broken(why) => return Err(Error::Internal(why)),
-    }
+    finished(end)?;
     let wall = t0.elapsed().as_secs_f64();
     let mut out = collect(world, seed, wall);
     out.trace = counts;
@@ -181,6 +176,16 @@ fn collect(world: World, seed: u64, wall: f64) -> RunOutput {
     }
 }
 
+/// A run's end as a result: `Ok` when it ran to its end time.
+fn finished(end: RunEnd) -> Result<(), Error> {
+    match end {
+        RunEnd::Finished => Ok(()),
+        RunEnd::Interrupted => Err(Error::Interrupted),
+        RunEnd::Stalled(why) => Err(Error::Stalled(why)),
+        RunEnd::Broken(why) => Err(Error::Internal(why)),
+    }
+}
+
 /// One benchmark measurement.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchResult {
@@ -196,26 +201,48 @@ pub struct BenchResult {
     /// simulation's own state).
     pub recorded_rows: usize,
     pub recorded_mb: f64,
+    /// Wall time building the world (for the topologies, from scenario text through the
+    /// loader, as `ndncc run` does).
+    pub setup_seconds: f64,
 }
 
+/// Names of the standard benchmark scenarios (what `ndncc bench` runs by default).
 pub fn bench_names() -> Vec<String> {
     crate::bench::standard_names()
 }
 
-/// Run the standard benchmark scenario `name`.
+/// Names of every benchmark scenario, the scale cases included.
+pub fn bench_all_names() -> Vec<String> {
+    crate::bench::all_names()
+}
+
+/// Run benchmark scenario `name` for its standard 40 simulated seconds.
 pub fn bench(name: &str) -> Result<BenchResult, Error> {
-    let mut world = crate::bench::standard(name).ok_or_else(|| Error::Build {
-        component: "bench".into(),
-        message: format!("unknown benchmark '{name}' (known: {})", bench_names().join(", ")),
-    })?;
+    bench_for(name, crate::bench::STANDARD_SECONDS, &mut |_| true)
+}
+
+/// Build and run benchmark scenario `name` for `seconds` of simulated time. `progress(now)` is
+/// asked every `LIVENESS_EVENTS` events whether to go on (so that Ctrl-C can stop a long run);
+/// the asking is the same check every run makes, so it costs the measurement nothing.
+pub fn bench_for(name: &str, seconds: f64, progress: &mut dyn FnMut(f64) -> bool) -> Result<BenchResult, Error> {
+    let bad = |message: String| Error::Build { component: "bench".into(), message };
+    let max = crate::bench::MAX_SECONDS;
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
+        return Err(bad(format!("duration must be more than 0 and at most {max} simulated seconds, not {seconds}")));
+    }
+    let t_setup = Instant::now();
+    let mut world = crate::bench::standard_for(name, SimDuration::from_secs_f64(seconds))
+        .ok_or_else(|| bad(format!("unknown benchmark '{name}' (known: {})", bench_all_names().join(", "))))?;
+    let setup = t_setup.elapsed().as_secs_f64();
     let t0 = Instant::now();
-    world.run(SimDuration::ZERO, &mut |_| true);
-    Ok(BenchResult::of(name, &world, t0.elapsed().as_secs_f64()))
+    finished(world.run(SimDuration::ZERO, &mut |t: SimTime| progress(t.as_secs_f64())))?;
+    Ok(BenchResult::of(name, &world, setup, t0.elapsed().as_secs_f64()))
 }
 
 impl BenchResult {
-    /// The measurement of `world`, run as benchmark `name` in `wall` seconds.
-    pub fn of(name: &str, world: &World, wall: f64) -> BenchResult {
+    /// The measurement of `world`, built in `setup` and run as benchmark `name` in `wall`
+    /// seconds.
+    pub fn of(name: &str, world: &World, setup: f64, wall: f64) -> BenchResult {
         let hops = world.counters.packet_hops;
         BenchResult {
             scenario: name.to_owned(),
@@ -228,6 +255,46 @@ impl BenchResult {
             peak_rss_mb: crate::bench::peak_rss_mb(),
             recorded_rows: world.recorder.rows(),
             recorded_mb: world.recorder.data_bytes() as f64 / (1024.0 * 1024.0),
+            setup_seconds: setup,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_benchmark_runs_for_the_duration_asked_and_times_its_set_up() {
+        let b = bench_for("dumbbell-1", 0.5, &mut |_| true).expect("a known benchmark");
+        assert_eq!((b.scenario.as_str(), b.sim_seconds), ("dumbbell-1", 0.5));
+        assert!(b.packet_hops > 1000 && b.events >= b.packet_hops / 2);
+        assert!(b.setup_seconds > 0.0 && b.wall_seconds > 0.0);
+        // The scale cases are known too, and a topology is built through the scenario loader.
+        assert!(bench_all_names().iter().any(|n| n == "tree-1111"));
+        assert!(bench_names().iter().all(|n| bench_all_names().contains(n)));
+        let tree = bench_for("tree-1111", 0.05, &mut |_| true).expect("a scale case");
+        assert!(tree.packet_hops > 0 && tree.recorded_rows > 0);
+    }
+
+    #[test]
+    fn a_benchmark_refuses_a_duration_out_of_range_or_an_unknown_name() {
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 3600.5] {
+            let e = bench_for("dumbbell-1", bad, &mut |_| true).expect_err("out of range").to_string();
+            assert!(e.contains("duration must be more than 0 and at most 3600"), "{bad}: {e}");
+        }
+        let e = bench_for("dumbbell-0", 1.0, &mut |_| true).expect_err("no such benchmark").to_string();
+        assert!(e.contains("unknown benchmark 'dumbbell-0'") && e.contains("grid-32"), "{e}");
+    }
+
+    #[test]
+    fn a_benchmark_asked_to_stop_stops() {
+        let mut asked = 0;
+        let end = bench_for("dumbbell-1", 3600.0, &mut |_| {
+            asked += 1;
+            asked < 3
+        });
+        assert!(matches!(end, Err(Error::Interrupted)));
+        assert_eq!(asked, 3);
     }
 }

@@ -67,5 +67,6 @@ pub fn bench_result(py: Python<'_>, b: BenchResult) -> PyResult<PyObject> {
     d.set_item("peak_rss_mb", b.peak_rss_mb)?;
     d.set_item("recorded_rows", b.recorded_rows)?;
     d.set_item("recorded_mb", b.recorded_mb)?;
+    d.set_item("setup_seconds", b.setup_seconds)?;
     Ok(d.into_any().unbind())
 }

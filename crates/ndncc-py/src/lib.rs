@@ -63,10 +63,16 @@ fn import_minindn(text: &str, file: &str) -> PyResult<String> {
     Ok(core_scenario::import::compact_toml(&scenario))
 }
 
-/// Names of the built-in benchmark scenarios.
+/// Names of the built-in benchmark scenarios: the standard ones, or with `all` the scale cases
+/// too.
 #[pyfunction]
-fn bench_names() -> Vec<String> {
-    api::bench_names()
+#[pyo3(signature = (all=false))]
+fn bench_names(all: bool) -> Vec<String> {
+    if all {
+        api::bench_all_names()
+    } else {
+        api::bench_names()
+    }
 }
 
 /// Panics on purpose, so that tests can check how a crash of the engine reaches a user.
@@ -87,12 +93,20 @@ fn quiet_panics() {
     }));
 }
 
-/// Runs one built-in benchmark without holding the GIL.
+/// Runs one built-in benchmark for `duration` simulated seconds without holding the GIL,
+/// taking it now and then to honour Ctrl-C.
 #[pyfunction]
-#[pyo3(name = "bench")]
-fn run_bench(py: Python<'_>, name: &str) -> PyResult<PyObject> {
-    let result = py.allow_threads(|| api::bench(name)).map_err(error::core_error)?;
-    convert::bench_result(py, result)
+#[pyo3(name = "bench", signature = (name, duration=ndncc_core::bench::STANDARD_SECONDS))]
+fn run_bench(py: Python<'_>, name: &str, duration: f64) -> PyResult<PyObject> {
+    let mut stopped_by: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut go_on = |_: f64| Python::with_gil(|py| py.check_signals()).map_err(|e| stopped_by = Some(e)).is_ok();
+        api::bench_for(name, duration, &mut go_on)
+    });
+    if let Some(e) = stopped_by {
+        return Err(e);
+    }
+    convert::bench_result(py, result.map_err(error::core_error)?)
 }
 
 #[pymodule]

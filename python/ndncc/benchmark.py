@@ -1,0 +1,36 @@
+"""The engine benchmark (``ndncc bench``), each scenario in a Python process of its own.
+
+A process's peak memory only ever grows, and memory a finished run gave back stays with the
+process, so a second benchmark in the same process would report the first one's peak (the
+10,000-consumer case's, for every scale case after it). A fresh interpreter per scenario makes
+each ``peak_rss_mb`` that scenario's: the engine's state and recorded rows, plus the
+interpreter with ndncc imported (about 80 MB).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from . import _core
+
+
+def run_alone(name: str, duration: float) -> dict:
+    """Benchmark ``name`` for ``duration`` simulated seconds in a fresh interpreter and return its
+    measurement (:func:`ndncc._core.bench`'s dict). The name and duration must have been checked:
+    a failure in the child is an :class:`ndncc.InternalError` carrying its last line."""
+    child = subprocess.run(
+        [sys.executable, "-m", "ndncc.benchmark", name, repr(duration)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if child.returncode != 0 or not child.stdout.strip():
+        last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
+        raise _core.InternalError(f"benchmark {name}: {last}")
+    return json.loads(child.stdout.splitlines()[-1])
+
+
+if __name__ == "__main__":  # the child: one measurement, as one JSON line
+    print(json.dumps(_core.bench(sys.argv[1], float(sys.argv[2]))))
