@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import polars as pl
 import pytest
 
 import ndncc
-from ndncc import output
+from ndncc import output, result
 
 DATA_FILES = ("manifest.json", "summary.json", "series.parquet", "faces.parquet")
 # The example runs a window consumer, so it has no sending-rate series (rate.png is for rate consumers).
@@ -168,3 +169,28 @@ def test_read_run_gives_back_what_save_wrote(fake_result, tmp_path):
     assert run.summary == rows
     assert run.series.equals(fake_result.series())
     assert run.faces.equals(fake_result.faces())
+
+
+def test_the_engine_hands_its_tables_over_in_the_one_row_order(scenario_file):
+    # Per-packet events give many rows at one instant, of several metrics and entities.
+    sc = ndncc.load(scenario_file, ["record.events=true", "simulation.duration=2s"])
+    raw = sc._core.run()
+    for name in ("series", "faces"):
+        table = raw[name]
+        pairs = set(zip(table["entity"].tolist(), table["metric"].tolist()))
+        assert len(table["t"]) > 100 and len(pairs) > 3
+        assert result.in_long_order(table), name
+        frame = result.long_frame(table)
+        assert frame.equals(output.sort_long(frame))
+    # Rows in time order of two entities are not, and are sorted into it.
+    rows = {
+        "t": np.array([0.1, 0.1, 0.2, 0.2]),
+        "entity": np.array([1, 0, 1, 0], dtype=np.uint32),
+        "metric": np.array([0, 0, 0, 0], dtype=np.uint32),
+        "value": np.array([1.0, 2.0, 3.0, 4.0]),
+        "entities": ["c1", "c0"],
+        "metrics": ["window"],
+    }
+    assert not result.in_long_order(rows)
+    frame = result.long_frame(rows)
+    assert frame["entity"].to_list() == ["c0", "c0", "c1", "c1"] and frame["value"].to_list() == [1, 3, 2, 4]

@@ -55,6 +55,61 @@ impl LongTable {
     pub fn is_empty(&self) -> bool {
         self.t.is_empty()
     }
+
+    /// Put the rows in the order the Python tables have (`ndncc.output.sort_long`): by entity
+    /// name, then metric name, then time, rows equal in all three staying in the order they
+    /// were recorded. The engine records in time order, so each (entity, metric) pair's rows
+    /// are in time order already: a stable counting sort on the pairs' ranks does it in linear
+    /// time (a string sort of a 420,000-row table took polars 45 ms, half the engine's time for
+    /// `e4-ndnsim`). A pair whose rows are not in time order is sorted by time on its own.
+    pub fn sort_by_names(&mut self) {
+        let (er, mr) = (name_ranks(&self.entities), name_ranks(&self.metrics));
+        let ranks = (er.iter().max().map_or(0, |r| r + 1), mr.iter().max().map_or(0, |r| r + 1));
+        let bucket_of = |i: usize| -> usize {
+            let rank = |r: &[usize], at: u32| usize::try_from(at).ok().and_then(|a| r.get(a).copied()).unwrap_or(0);
+            rank(&er, self.entity[i]) * ranks.1 + rank(&mr, self.metric[i])
+        };
+        // Where each bucket's rows start, then each row's place.
+        let mut start = vec![0usize; ranks.0 * ranks.1 + 1];
+        for i in 0..self.len() {
+            start[bucket_of(i) + 1] += 1;
+        }
+        for b in 1..start.len() {
+            start[b] += start[b - 1];
+        }
+        let mut next = start.clone();
+        let mut order = vec![0usize; self.len()];
+        for i in 0..self.len() {
+            let b = bucket_of(i);
+            order[next[b]] = i;
+            next[b] += 1;
+        }
+        for w in start.windows(2) {
+            let rows = &mut order[w[0]..w[1]];
+            if rows.windows(2).any(|p| self.t[p[0]] > self.t[p[1]]) {
+                rows.sort_by(|&a, &b| self.t[a].total_cmp(&self.t[b]));
+            }
+        }
+        self.t = order.iter().map(|&i| self.t[i]).collect();
+        self.entity = order.iter().map(|&i| self.entity[i]).collect();
+        self.metric = order.iter().map(|&i| self.metric[i]).collect();
+        self.value = order.iter().map(|&i| self.value[i]).collect();
+    }
+}
+
+/// Each name's rank in byte order, equal names ranking equal.
+fn name_ranks(names: &[String]) -> Vec<usize> {
+    let mut by_name: Vec<usize> = (0..names.len()).collect();
+    by_name.sort_by(|&a, &b| names[a].cmp(&names[b]));
+    let mut ranks = vec![0; names.len()];
+    let mut rank = 0;
+    for (k, &i) in by_name.iter().enumerate() {
+        if k > 0 && names[i] != names[by_name[k - 1]] {
+            rank += 1;
+        }
+        ranks[i] = rank;
+    }
+    ranks
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -285,6 +340,40 @@ mod tests {
         }
         let e = bench_for("dumbbell-0", 1.0, &mut |_| true).expect_err("no such benchmark").to_string();
         assert!(e.contains("unknown benchmark 'dumbbell-0'") && e.contains("grid-32"), "{e}");
+    }
+
+    /// The rows of `t` as (t, entity name, metric name, value), in order.
+    fn named_rows(t: &LongTable) -> Vec<(f64, String, String, f64)> {
+        (0..t.len())
+            .map(|i| {
+                let (e, m) = (t.entity[i] as usize, t.metric[i] as usize);
+                (t.t[i], t.entities[e].clone(), t.metrics[m].clone(), t.value[i])
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Whatever the rows and names (repeated names, rows out of time order, ties), the
+        /// order is that of a stable sort by entity name, metric name and time, as polars'
+        /// `sort(["entity", "metric", "t"], maintain_order=True)` gives.
+        #[test]
+        fn rows_sorted_by_names_come_in_the_order_of_a_stable_sort_by_name_and_time(
+            entities in proptest::collection::vec("[ab\u{e9}]{0,2}", 1..5),
+            metrics in proptest::collection::vec("[xy]{0,2}", 1..4),
+            rows in proptest::collection::vec((0u8..6, 0u32..5, 0u32..4), 0..60),
+        ) {
+            let mut table = LongTable { entities, metrics, ..LongTable::default() };
+            for (k, &(t, e, m)) in rows.iter().enumerate() {
+                table.t.push(f64::from(t) / 4.0);
+                table.entity.push(e % table.entities.len() as u32);
+                table.metric.push(m % table.metrics.len() as u32);
+                table.value.push(k as f64);
+            }
+            let mut expected = named_rows(&table);
+            expected.sort_by(|a, b| (&a.1, &a.2).cmp(&(&b.1, &b.2)).then(a.0.total_cmp(&b.0)));
+            table.sort_by_names();
+            proptest::prop_assert_eq!(named_rows(&table), expected);
+        }
     }
 
     #[test]

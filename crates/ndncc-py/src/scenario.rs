@@ -116,7 +116,15 @@ impl PyScenario {
             };
             // A Python controller that raises unwinds to here (controllers.rs); the world it
             // ran in is dropped on the way.
-            context::within(ctx, || catch_unwind(AssertUnwindSafe(|| api::run(&self.inner, &opts, &mut tick))))
+            let run = || {
+                // The Python tables' row order, put in here without the GIL (see `sort_by_names`).
+                api::run(&self.inner, &opts, &mut tick).map(|mut out| {
+                    out.series.sort_by_names();
+                    out.faces.sort_by_names();
+                    out
+                })
+            };
+            context::within(ctx, || catch_unwind(AssertUnwindSafe(run)))
         });
         let outcome = match outcome {
             Ok(outcome) => outcome,
