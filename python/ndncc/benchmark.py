@@ -10,8 +10,10 @@ interpreter with ndncc imported (about 80 MB).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
 
 from . import _core
 
@@ -20,17 +22,32 @@ def run_alone(name: str, duration: float) -> dict:
     """Benchmark ``name`` for ``duration`` simulated seconds in a fresh interpreter and return its
     measurement (:func:`ndncc._core.bench`'s dict). The name and duration must have been checked:
     a failure in the child is an :class:`ndncc.InternalError` carrying its last line."""
-    child = subprocess.run(
-        [sys.executable, "-m", "ndncc.benchmark", name, repr(duration)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    # The child's lifeline: it reads end-of-file once this process is gone, however it ended
+    # (Ctrl-C reaches both; a parent killed outright must not leave an hour's run behind).
+    lifeline, keep = os.pipe()
+    try:
+        child = subprocess.run(
+            [sys.executable, "-m", "ndncc.benchmark", name, repr(duration), str(lifeline)],
+            capture_output=True,
+            text=True,
+            check=False,
+            pass_fds=(lifeline,),
+        )
+    finally:
+        os.close(lifeline)
+        os.close(keep)
     if child.returncode != 0 or not child.stdout.strip():
         last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
         raise _core.InternalError(f"benchmark {name}: {last}")
     return json.loads(child.stdout.splitlines()[-1])
 
 
+def _end_with_parent(lifeline: int) -> None:
+    """In the child: wait for the parent's end of the lifeline to close, then leave at once."""
+    os.read(lifeline, 1)
+    os._exit(1)
+
+
 if __name__ == "__main__":  # the child: one measurement, as one JSON line
+    threading.Thread(target=_end_with_parent, args=(int(sys.argv[3]),), daemon=True).start()
     print(json.dumps(_core.bench(sys.argv[1], float(sys.argv[2]))))

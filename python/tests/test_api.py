@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -172,3 +176,43 @@ def test_each_benchmark_of_the_command_line_reports_its_own_peak_memory():
     small = benchmark.run_alone("dumbbell-1", 0.01)
     assert small["scenario"] == "dumbbell-1" and small["packet_hops"] > 0
     assert small["peak_rss_mb"] < big["peak_rss_mb"] - 50
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid) and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_a_benchmark_run_alone_ends_with_the_process_that_started_it():
+    # The parent is killed outright, as SIGKILL or an unhandled SIGTERM would: its benchmark (an
+    # hour of the 32 x 32 grid, some twenty minutes) must not run on.
+    code = "from ndncc import benchmark; benchmark.run_alone('grid-32', 3600.0)"
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 60
+        while not (children := _children(parent.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children, "the benchmark's process did not start"
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 60
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(c) for c in children)
