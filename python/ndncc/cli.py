@@ -482,6 +482,14 @@ def reproduce(
     out: Annotated[str, typer.Option("--out", "-o", help="Results folder.")] = "results",
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, for smoke tests.")] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
+    figures: Annotated[
+        bool,
+        typer.Option(
+            "--figures/--no-figures",
+            help="Also draw each run's own figures into its folder (the experiments' figures are "
+            "drawn either way; `ndncc plot DIR` draws a run's later).",
+        ),
+    ] = False,
 ) -> None:
     """Reproduce a seed experiment (or all of them) into OUT/<name>."""
     known = experiments.experiments()
@@ -503,12 +511,14 @@ def reproduce(
     if not chosen:
         typer.echo("no experiments registered", err=True)
         return
-    failed = reproduce_each(chosen, output.folder_path(out), quick)
+    failed = reproduce_each(chosen, output.folder_path(out), quick, figures)
     if failed:
         raise typer.Exit(1)
 
 
-def reproduce_each(chosen: list[experiments.Experiment], out: Path, quick: bool) -> int:
+def reproduce_each(
+    chosen: list[experiments.Experiment], out: Path, quick: bool, figures: bool = False
+) -> int:
     """Run experiments one after another; a failure is reported and the rest still run.
 
     Each finished experiment's files are on disk before the next starts, and ``OUT/report.md``
@@ -523,7 +533,7 @@ def reproduce_each(chosen: list[experiments.Experiment], out: Path, quick: bool)
                 bar.update(task, description=f"{exp.name}: {label}", completed=done, total=total or 1.0)
 
             try:
-                rows = experiments.run(exp, out, quick, progress)
+                rows = experiments.run(exp, out, quick, progress, run_figures=figures)
                 status[exp.name] = "ok"
                 done = f"{exp.name}: {len(rows)} summary rows -> {out / exp.name}"
                 bar.console.print(done, markup=False, highlight=False)

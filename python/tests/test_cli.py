@@ -362,6 +362,22 @@ def test_reproduce_writes_runs_summary_and_reports(capsys, registry, scenario_fi
     assert "[tiny](tiny/report.md)" in (tmp_path / "report.md").read_text()
 
 
+def test_reproduce_draws_the_runs_own_figures_only_when_asked(capsys, registry, scenario_file, tmp_path):
+    asked = []
+    tiny = tiny_experiment(scenario_file)
+
+    def reproduce(out_dir, quick, progress):
+        asked.append(experiments.RUN_FIGURES.get())
+        return tiny(out_dir, quick, progress)
+
+    registry.register("tiny", "A tiny experiment")(reproduce)
+    for flags in ([], ["--figures"], ["--no-figures"]):
+        code, _, err = ndncc(capsys, "reproduce", "tiny", "--out", tmp_path, "--quick", *flags)
+        assert code == 0, err
+    assert asked == [False, True, False]
+    assert experiments.RUN_FIGURES.get() is False
+
+
 def test_reproduce_all_keeps_going_past_a_failure(capsys, registry, scenario_file, tmp_path):
     def broken(out_dir, quick, progress):
         raise RuntimeError("model diverged")

@@ -13,8 +13,8 @@ from ndncc import experiments
 from ndncc.experiments.claims import CLAIMS, Check, Notes, recheck
 
 
-def _run(name: str, tmp_path: Path) -> tuple[list[dict], Path]:
-    rows = experiments.run(experiments.get(name), tmp_path, quick=True)
+def _run(name: str, tmp_path: Path, run_figures: bool = False) -> tuple[list[dict], Path]:
+    rows = experiments.run(experiments.get(name), tmp_path, quick=True, run_figures=run_figures)
     return rows, tmp_path / name
 
 
@@ -37,6 +37,9 @@ def _common_outputs(folder: Path, rows: list[dict]) -> None:
 def test_e1_quick_loss_grows_with_the_tick_and_smoothing_cuts_it(tmp_path):
     rows, folder = _run("e1", tmp_path)
     _common_outputs(folder, rows)
+    # By default the runs' own figures are left to `ndncc plot`; the report says so.
+    run = folder / "tick=750ms,original"
+    assert not list(run.glob("*.png")) and "ndncc plot" in (run / "report.md").read_text()
     original = [_value(rows, f"tick={ms}ms,original", "C1", "loss_rate") for ms in (100, 250, 500, 750)]
     assert original == sorted(original), original
     for ms in (500, 750):
@@ -53,7 +56,7 @@ def test_e1_quick_loss_grows_with_the_tick_and_smoothing_cuts_it(tmp_path):
 
 
 def test_e3_quick_downloads_finish_and_holes_as_signals_cost_throughput(tmp_path):
-    rows, folder = _run("e3", tmp_path)
+    rows, folder = _run("e3", tmp_path, run_figures=True)
     _common_outputs(folder, rows)
     for variant in ("aimd", "reno-hole", "reno-hole-signal-only"):
         for flow in ("C1", "C2"):
@@ -61,7 +64,8 @@ def test_e3_quick_downloads_finish_and_holes_as_signals_cost_throughput(tmp_path
             assert 0.0 < _value(rows, variant, flow, "loss_rate") < 0.2
     mean = lambda v: (_value(rows, v, "C1", "throughput_kbps") + _value(rows, v, "C2", "throughput_kbps")) / 2  # noqa: E731
     assert mean("reno-hole-signal-only") < mean("reno-hole")
-    # Seed replicas feed the statistics only: their folders have the data and report, no figures.
+    # Asked for the runs' figures, a variant has them; seed replicas feed the statistics only:
+    # their folders have the data and report, no figures.
     assert list((folder / "aimd").glob("*.png"))
     replica = folder / "aimd,seed=2"
     assert (replica / "report.md").exists() and not list(replica.glob("*.png"))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -31,6 +32,12 @@ from .. import output, report
 
 #: ``progress(label, sim_seconds_done, sim_seconds_total)``.
 Progress = Callable[[str, float, float], None]
+
+#: Whether each run of a reproduction draws its own figures into its folder (``ndncc reproduce
+#: --figures``). Off by default, as for ``ndncc run``: a reproduction's 142 runs would spend two
+#: thirds of its time drawing them. An experiment's own figures, which its report shows, are
+#: drawn either way; ``ndncc plot DIR/<experiment>/<variant>`` draws a run's later.
+RUN_FIGURES: ContextVar[bool] = ContextVar("run_figures", default=False)
 Reproduce = Callable[[Path, bool, Progress], list]
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -107,12 +114,21 @@ def get(name: str) -> Experiment:
 
 
 def run(
-    experiment: Experiment, out_dir: Path, quick: bool = False, progress: Optional[Progress] = None
+    experiment: Experiment,
+    out_dir: Path,
+    quick: bool = False,
+    progress: Optional[Progress] = None,
+    run_figures: bool = False,
 ) -> list[dict]:
-    """Reproduce one experiment into ``out_dir/<name>``: its runs, ``summary.json`` and ``report.md``."""
+    """Reproduce one experiment into ``out_dir/<name>``: its runs, ``summary.json`` and ``report.md``;
+    with ``run_figures``, each run's own figures too (see :data:`RUN_FIGURES`)."""
     folder = Path(out_dir) / experiment.name
     folder.mkdir(parents=True, exist_ok=True)
-    rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
+    drawing = RUN_FIGURES.set(run_figures)
+    try:
+        rows = output.check_summary_rows(experiment.reproduce(folder, quick, progress or no_progress))
+    finally:
+        RUN_FIGURES.reset(drawing)
     output.write_summary(folder / output.SUMMARY, rows)
     hide = experiment.hide_in_headline
     output.write_text(

@@ -4,7 +4,7 @@ numbers attached where the seed gives them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -14,7 +14,7 @@ from .. import Result, load, load_str
 from ..executors import default_workers
 from ..result import SavedRun, open_run
 from ..shipped import scenario_path
-from . import Progress
+from . import RUN_FIGURES, Progress
 
 #: ``extra(result) -> rows`` computes derived metrics (e.g. a sawtooth period) for one run.
 Extra = Callable[[Result, "Variant"], list[dict]]
@@ -34,9 +34,9 @@ class Variant:
     #: TOML appended to the scenario file's text (tables overrides cannot create, e.g. more
     #: apps of the same kind).
     extra_toml: str = ""
-    #: Draw the run's own figures into its folder. Replicas that only feed statistics over
-    #: seeds leave them out (``ndncc plot DIR`` draws them later): drawing takes far longer
-    #: than a short run.
+    #: Draw the run's own figures into its folder when the reproduction draws runs' figures
+    #: (:data:`ndncc.experiments.RUN_FIGURES`). Replicas that only feed statistics over seeds
+    #: never do (``ndncc plot DIR`` draws them later): drawing takes far longer than a short run.
     figures: bool = True
 
 
@@ -90,7 +90,8 @@ def run_variants(
     from ..executors import ExecutionError, LocalPool
 
     quick = tuple(quick_overrides)
-    tasks = [(str(folder), v, quick, extra) for v in variants]
+    draw = RUN_FIGURES.get()
+    tasks = [(str(folder), replace(v, figures=v.figures and draw), quick, extra) for v in variants]
     by_name: dict[str, list[dict]] = {}
     pool = LocalPool(min(len(tasks), default_workers()) or 1)
     try:
