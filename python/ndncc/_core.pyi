@@ -83,9 +83,13 @@ def import_minindn(text: str, file: str = "<string>") -> str: ...
 def bench_names(all: bool = False) -> list[str]:
     """The standard benchmark scenarios; with ``all``, the scale cases too."""
 
+#: Simulated seconds a benchmark runs by default, and the most it may be asked to run.
+BENCH_SECONDS: float
+BENCH_MAX_SECONDS: float
+
 def bench(name: str, duration: float = 40.0) -> BenchDict:
     """Build and run benchmark ``name`` for ``duration`` simulated seconds (more than 0, at most
-    3600) without holding the GIL; Ctrl-C stops it with ``KeyboardInterrupt``."""
+    ``BENCH_MAX_SECONDS``) without holding the GIL; Ctrl-C stops it with ``KeyboardInterrupt``."""
 
 class NdnccError(Exception): ...
 

@@ -346,12 +346,16 @@ def bench(
         ),
     ] = False,
     duration: Annotated[
-        float, typer.Option(help="Simulated seconds per scenario (more than 0, at most 3600).")
-    ] = 40.0,
+        float,
+        typer.Option(
+            help=f"Simulated seconds per scenario (more than 0, at most {_core.BENCH_MAX_SECONDS:g}).",
+        ),
+    ] = _core.BENCH_SECONDS,
 ) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
-    if not (0.0 < duration <= 3600.0):  # also false for NaN
-        raise BadInput(f"--duration: {duration} is not more than 0 and at most 3600 simulated seconds")
+    most = _core.BENCH_MAX_SECONDS
+    if not (0.0 < duration <= most):  # also false for NaN
+        raise BadInput(f"--duration: {duration} is not more than 0 and at most {most:g} simulated seconds")
     if scenario is not None and all_:
         raise BadInput("--scenario and --all exclude each other")
     names = _core.bench_names(all=all_)

@@ -279,11 +279,6 @@ pub fn bench_all_names() -> Vec<String> {
     crate::bench::all_names()
 }
 
-/// Run benchmark scenario `name` for its standard 40 simulated seconds.
-pub fn bench(name: &str) -> Result<BenchResult, Error> {
-    bench_for(name, crate::bench::STANDARD_SECONDS, &mut |_| true)
-}
-
 /// Build and run benchmark scenario `name` for `seconds` of simulated time. `progress(now)` is
 /// asked every `LIVENESS_EVENTS` events whether to go on (so that Ctrl-C can stop a long run);
 /// the asking is the same check every run makes, so it costs the measurement nothing.

@@ -75,11 +75,6 @@ pub const STANDARD_SECONDS: f64 = 40.0;
 /// time per simulated minute).
 pub const MAX_SECONDS: f64 = 3600.0;
 
-/// Build a standard scenario by name (`STANDARD_SECONDS` of simulated time).
-pub fn standard(name: &str) -> Option<World> {
-    standard_for(name, SimDuration::from_secs_f64(STANDARD_SECONDS))
-}
-
 /// Build a standard scenario by name, simulating `d`.
 pub fn standard_for(name: &str, d: SimDuration) -> Option<World> {
     match name {

@@ -100,7 +100,12 @@ fn quiet_panics() {
 fn run_bench(py: Python<'_>, name: &str, duration: f64) -> PyResult<PyObject> {
     let mut stopped_by: Option<PyErr> = None;
     let result = py.allow_threads(|| {
-        let mut go_on = |_: f64| Python::with_gil(|py| py.check_signals()).map_err(|e| stopped_by = Some(e)).is_ok();
+        let mut go_on = |done: f64| {
+            Python::with_gil(|py| scenario::poll(py, None, done)).unwrap_or_else(|e| {
+                stopped_by = Some(e);
+                false
+            })
+        };
         api::bench_for(name, duration, &mut go_on)
     });
     if let Some(e) = stopped_by {
@@ -112,6 +117,8 @@ fn run_bench(py: Python<'_>, name: &str, duration: f64) -> PyResult<PyObject> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("BENCH_SECONDS", ndncc_core::bench::STANDARD_SECONDS)?;
+    m.add("BENCH_MAX_SECONDS", ndncc_core::bench::MAX_SECONDS)?;
     m.add_class::<PyScenario>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_str, m)?)?;

@@ -29,7 +29,7 @@ impl PyScenario {
 
 /// Runs between engine steps with the GIL held: honours Ctrl-C, then asks the callback.
 /// `Ok(false)` stops the run; an exception raised by the callback stops it too.
-fn poll(py: Python<'_>, progress: Option<&PyObject>, done: f64) -> PyResult<bool> {
+pub fn poll(py: Python<'_>, progress: Option<&PyObject>, done: f64) -> PyResult<bool> {
     py.check_signals()?;
     match progress {
         None => Ok(true),

@@ -79,10 +79,7 @@ impl World {
         // at once (a lookup has no effect but on the FIB's own cache).
         let fib_entry = n.fib.lookup(name.prefix, &self.names);
         // A module may have renamed the Interest.
-        let entry = match n.pit.locate(looked, &name) {
-            Some(r) => n.pit.at_mut_with_interest(r).map(|ek| (r, ek)),
-            None => None,
-        };
+        let entry = n.pit.locate(looked, &name).and_then(|r| n.pit.at_mut_with_interest(r).map(|ek| (r, ek)));
         let at = if let Some((r, (e, kept))) = entry {
             if e.has_nonce(h.nonce) {
                 n.counters.duplicates += 1;
