@@ -14,6 +14,9 @@
 See docs/python.md for the whole API.
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from ._core import (
     BuildError,
     ControllerError,
@@ -26,9 +29,49 @@ from ._core import (
     __version__,
 )
 from .errors import BadInput
-from .result import Result, RunStats, SavedRun, open_run
-from .scenario import Scenario, load, load_str
-from .sweep import SavedSweep, SweepFailed, SweepResult, open_sweep, sweep
+
+if TYPE_CHECKING:
+    from .result import Result, RunStats, SavedRun, open_run
+    from .scenario import Scenario, load, load_str
+    from .sweeping import SavedSweep, SweepFailed, SweepResult, open_sweep, sweep
+
+#: Where each name of the package's own API is defined. They are imported when first used
+#: (PEP 562), so that ``import ndncc`` and the ``ndncc`` command do not load polars and numpy
+#: before they need them.
+_WHERE = {
+    "Result": "result",
+    "RunStats": "result",
+    "SavedRun": "result",
+    "open_run": "result",
+    "Scenario": "scenario",
+    "load": "scenario",
+    "load_str": "scenario",
+    "SavedSweep": "sweeping",
+    "SweepFailed": "sweeping",
+    "SweepResult": "sweeping",
+    "open_sweep": "sweeping",
+    "sweep": "sweeping",
+}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        # A submodule, such as ``ndncc.plots``, is there without importing it first too.
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module 'ndncc' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # found here directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "BadInput",

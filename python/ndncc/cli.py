@@ -2,142 +2,174 @@
 
 Every command is wrapped by :func:`errors.guarded`: an error is one line on stderr and an exit
 code (2 bad input, 1 internal error, 130 interrupted), never a traceback.
+
+The command line is click, and a command imports what only it uses (polars, rich, the sweep and
+experiment modules) in its own body: ``ndncc run`` starts its engine after importing only the
+scenario loader, and loads the table libraries while the engine runs (see ``Scenario.run``).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Callable, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
 
-import polars as pl
-import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Column, Table
+import click
 
-from . import _core, benchmark, experiments, output, report, shipped, sweepplot, sweepstore
+from . import _core, output
 from .errors import BadInput, describe, guarded
-from .grid import parse_option
-from .result import is_run_folder
-from .scenario import Scenario, check_seed, load
-from .sweep import Status, SweepFailed
-from .sweep import sweep as run_sweep
+from .scenario import check_seed, load
 
-# Help texts are rich markup (the mode typer picks when rich is installed, stated here so that
-# it holds for every typer version): a literal `[` is escaped, as in "\\[grid]".
-app = typer.Typer(
+if TYPE_CHECKING:
+    import polars as pl
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from . import experiments
+    from .scenario import Scenario
+    from .sweeping import Status
+
+
+CONTEXT = {"max_content_width": 120}
+app = click.Group(
     name="ndncc",
     help="Deterministic packet-level simulator for NDN congestion control.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    context_settings=CONTEXT,
 )
-topo_app = typer.Typer(help="Work with topologies from other simulators.", no_args_is_help=True)
-app.add_typer(topo_app, name="topo")
-scenarios_app = typer.Typer(
-    help="The scenario and sweep files ndncc ships: list them, or copy one to start from.",
-    no_args_is_help=True,
+
+
+@app.group("topo", no_args_is_help=True)
+def topo_app() -> None:
+    """Work with topologies from other simulators."""
+
+
+@app.group("scenarios", no_args_is_help=True)
+def scenarios_app() -> None:
+    """The scenario and sweep files ndncc ships: list them, or copy one to start from."""
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"ndncc {_core.__version__}")
+        ctx.exit()
+
+
+app.params.append(
+    click.Option(
+        ["--version"],
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_version,
+        help="Print the version and exit.",
+    )
 )
-app.add_typer(scenarios_app, name="scenarios")
-
-stderr = Console(stderr=True)
 
 
-ScenarioArg = Annotated[
-    Path,
-    typer.Argument(
-        metavar="SCENARIO", help="Scenario file (TOML).", exists=True, dir_okay=False, show_default=False
-    ),
-]
-SetOption = Annotated[
-    Optional[List[str]],
-    typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a scenario value; repeatable."),
-]
+def scenario_arg(help: str = "Scenario file (TOML).") -> Callable:
+    """The SCENARIO argument: an existing file."""
+    return click.argument(
+        "scenario",
+        metavar="SCENARIO",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help=help,
+    )
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"ndncc {_core.__version__}")
-        raise typer.Exit()
+def set_option() -> Callable:
+    return click.option(
+        "--set",
+        "-s",
+        "set_",
+        metavar="KEY=VALUE",
+        multiple=True,
+        help="Override a scenario value; repeatable.",
+    )
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """Deterministic packet-level simulator for NDN congestion control."""
+def stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def draws_progress() -> bool:
+    """Whether stderr is a terminal to draw progress bars on; into a file or a pipe nothing is
+    drawn, and rich is not even imported."""
+    return sys.stderr.isatty()
 
 
 @contextmanager
 def sim_progress() -> Iterator[Progress]:
     """A progress bar over simulated seconds, drawn on stderr."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    console = stderr_console()
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=stderr,
+        console=console,
         transient=True,
-        disable=not stderr.is_terminal,  # nothing to draw into a file or pipe
+        disable=not console.is_terminal,  # nothing to draw into a file or pipe
     )
     with bar:
         yield bar
 
 
 def run_with_progress(scenario: Scenario, seed: Optional[int], pcap: Optional[bool] = None):
+    if not draws_progress():
+        return scenario.run(seed=seed, pcap=pcap)
     with sim_progress() as bar:
         task = bar.add_task(scenario.name, total=scenario.duration or 1.0)
         return scenario.run(seed=seed, progress=lambda done: bar.update(task, completed=done), pcap=pcap)
 
 
 @app.command()
+@scenario_arg()
+@click.option("--out", "-o", metavar="DIR", help="Output folder (default: runs/<scenario name>).")
+@click.option("--seed", type=int, metavar="N", help="Seed instead of the scenario's.")
+@set_option()
+@click.option(
+    "--figures/--no-figures",
+    default=False,
+    show_default=True,
+    help="Draw the figures too (slower than the run itself for short runs; `ndncc plot DIR` draws "
+    "them later).",
+)
+@click.option(
+    "--overwrite", is_flag=True, help="Replace the output folder even if it holds more than an earlier run."
+)
+@click.option(
+    "--pcap/--no-pcap",
+    default=None,
+    help="Write a packet trace, trace.pcapng, into the output folder: of the faces the scenario's "
+    "[record] pcap names, or every link face (default: if the scenario asks).",
+)
 @guarded
 def run(
-    scenario: ScenarioArg,
-    out: Annotated[
-        Optional[str], typer.Option("--out", "-o", help="Output folder (default: runs/<scenario name>).")
-    ] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Seed instead of the scenario's.")] = None,
-    set_: SetOption = None,
-    figures: Annotated[
-        bool,
-        typer.Option(
-            "--figures/--no-figures",
-            help="Draw the figures too (slower than the run itself for short runs; `ndncc plot DIR` "
-            "draws them later).",
-        ),
-    ] = False,
-    overwrite: Annotated[
-        bool,
-        typer.Option(
-            "--overwrite", help="Replace the output folder even if it holds more than an earlier run."
-        ),
-    ] = False,
-    pcap: Annotated[
-        Optional[bool],
-        typer.Option(
-            "--pcap/--no-pcap",
-            help="Write a packet trace, trace.pcapng, into the output folder: of the faces "
-            "the scenario's \\[record] pcap names, or every link face (default: if the scenario asks).",
-            show_default=False,
-        ),
-    ] = None,
+    scenario: Path,
+    out: Optional[str],
+    seed: Optional[int],
+    set_: tuple[str, ...],
+    figures: bool,
+    overwrite: bool,
+    pcap: Optional[bool],
 ) -> None:
     """Run a scenario and write its output folder (data, summary and report)."""
     if seed is not None:
         check_seed(seed)
-    sc = load(scenario, set_ or [])
+    sc = load(scenario, list(set_))
     folder = output.folder_path(out) if out is not None else output.default_folder(sc.name)
     # Refused before the run rather than after it.
-    output.check_target(Path(os.path.abspath(folder)), is_run_folder, overwrite)
+    output.check_target(Path(os.path.abspath(folder)), output.is_run_folder, overwrite)
     result = run_with_progress(sc, seed, pcap)
     try:
         result.save(folder, figures=figures, overwrite=overwrite)
@@ -146,7 +178,7 @@ def run(
             result.trace.unlink(missing_ok=True)
     s = result.stats
     traced = ", packet trace in trace.pcapng" if result.trace is not None else ""
-    typer.echo(
+    click.echo(
         f"{sc.name}: seed {result.seed}, {s.sim_seconds:g} s simulated in {s.wall_seconds:.2f} s, "
         f"{s.packet_hops:,} packet hops -> {folder}{traced}"
     )
@@ -157,40 +189,50 @@ def _count(section: object) -> int:
 
 
 @app.command()
+@scenario_arg()
+@set_option()
 @guarded
-def validate(scenario: ScenarioArg, set_: SetOption = None) -> None:
+def validate(scenario: Path, set_: tuple[str, ...]) -> None:
     """Check a scenario without running it."""
-    sc = load(scenario, set_ or [])
+    sc = load(scenario, list(set_))
     d = sc.to_dict()
     nodes, links, apps = (_count(d.get(k)) for k in ("nodes", "links", "apps"))
-    typer.echo(
+    click.echo(
         f"OK {scenario}: {sc.name}: {nodes} nodes, {links} links, {apps} apps, "
         f"{sc.duration:g} s simulated, seed {sc.seed}"
     )
 
 
 @app.command()
+@click.argument("folder", type=click.Path(path_type=Path), help="A run's or a sweep's output folder.")
+@click.option(
+    "--format",
+    "format_",
+    default="png",
+    show_default=True,
+    help="Figure files: png, pdf (for papers) or svg.",
+)
 @guarded
-def plot(
-    folder: Annotated[Path, typer.Argument(help="A run's or a sweep's output folder.", show_default=False)],
-    format_: Annotated[
-        str, typer.Option("--format", help="Figure files: png, pdf (for papers) or svg.")
-    ] = "png",
-) -> None:
+def plot(folder: Path, format_: str) -> None:
     """Redraw a run folder's figures and report.md, or draw a sweep folder's plots.
 
     A sweep folder gets each metric against the swept parameter, with 95% confidence bands."""
+    from . import report, sweepplot, sweepstore
+
     if sweepstore.is_sweep_folder(folder):
         figures = sweepplot.render(folder, format=format_)
-        typer.echo(f"{folder}: {len(figures)} figures in {sweepplot.FIGURES}/, {output.REPORT}")
+        click.echo(f"{folder}: {len(figures)} figures in {sweepplot.FIGURES}/, {output.REPORT}")
         return
     figures = report.render_run(output.read_run(folder), format=format_)
-    typer.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
+    click.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
 
 
 @contextmanager
 def sweep_progress() -> Iterator[Callable[[Status], None]]:
     """A progress bar over a sweep's runs (done, failed, running, ETA), drawn on stderr."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    console = stderr_console()
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -198,9 +240,9 @@ def sweep_progress() -> Iterator[Callable[[Status], None]]:
         TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=stderr,
+        console=console,
         transient=True,
-        disable=not stderr.is_terminal,  # nothing to draw into a file or pipe
+        disable=not console.is_terminal,  # nothing to draw into a file or pipe
     )
     task = bar.add_task("sweep", total=1, failed=0, running=0)
 
@@ -219,65 +261,58 @@ def sweep_progress() -> Iterator[Callable[[Status], None]]:
 
 
 @app.command()
+@scenario_arg("Scenario file, or a sweep file (TOML with scenario, seeds, [grid], [set]).")
+@click.option(
+    "--grid",
+    "-g",
+    metavar="KEY=V1,V2,...",
+    multiple=True,
+    help="An axis of the grid; comma-joined keys change together; repeatable.",
+)
+@click.option(
+    "--seeds", type=int, metavar="N", help="Seeds 1..N per point (default: the sweep file's or 10)."
+)
+@set_option()
+@click.option("--out", "-o", metavar="DIR", help="Sweep folder (default: runs/<name>-sweep).")
+@click.option("--workers", type=int, metavar="N", help="Local worker processes (default: one per core).")
+@click.option("--dask", metavar="ADDRESS", help="Run on this Dask scheduler instead.")
+@click.option("--metric", "-m", metavar="NAME", multiple=True, help="Metric for the final table; repeatable.")
+@click.option("--keep-series", is_flag=True, help="Also keep each run's time series.")
+@click.option(
+    "--timeout", type=float, metavar="SECONDS", help="Stop and fail a run after this many wall seconds."
+)
 @guarded
 def sweep(
-    scenario: Annotated[
-        Path,
-        typer.Argument(
-            metavar="SCENARIO",
-            help="Scenario file, or a sweep file (TOML with scenario, seeds, \\[grid], \\[set]).",
-            exists=True,
-            dir_okay=False,
-            show_default=False,
-        ),
-    ],
-    grid: Annotated[
-        Optional[List[str]],
-        typer.Option(
-            "--grid",
-            "-g",
-            metavar="KEY=V1,V2,...",
-            help="An axis of the grid; comma-joined keys change together; repeatable.",
-        ),
-    ] = None,
-    seeds: Annotated[
-        Optional[int], typer.Option(help="Seeds 1..N per point (default: the sweep file's or 10).")
-    ] = None,
-    set_: SetOption = None,
-    out: Annotated[
-        Optional[str], typer.Option("--out", "-o", help="Sweep folder (default: runs/<name>-sweep).")
-    ] = None,
-    workers: Annotated[
-        Optional[int], typer.Option(help="Local worker processes (default: one per core).")
-    ] = None,
-    dask: Annotated[
-        Optional[str], typer.Option(metavar="ADDRESS", help="Run on this Dask scheduler instead.")
-    ] = None,
-    metric: Annotated[
-        Optional[List[str]], typer.Option("--metric", "-m", help="Metric for the final table; repeatable.")
-    ] = None,
-    keep_series: Annotated[
-        bool, typer.Option("--keep-series", help="Also keep each run's time series.")
-    ] = False,
-    timeout: Annotated[
-        Optional[float], typer.Option(help="Stop and fail a run after this many wall seconds.")
-    ] = None,
+    scenario: Path,
+    grid: tuple[str, ...],
+    seeds: Optional[int],
+    set_: tuple[str, ...],
+    out: Optional[str],
+    workers: Optional[int],
+    dask: Optional[str],
+    metric: tuple[str, ...],
+    keep_series: bool,
+    timeout: Optional[float],
 ) -> None:
     """Run a scenario over a grid of overrides and seeds, in parallel.
 
     Finished runs are kept and skipped when the sweep is run again."""
+    from .grid import parse_option
+    from .sweeping import SweepFailed
+    from .sweeping import sweep as run_sweep
+
     if workers is not None and dask is not None:
         raise BadInput("--workers and --dask exclude each other")
     with sweep_progress() as progress:
         try:
             result = run_sweep(
                 scenario,
-                grid=[parse_option(g) for g in grid or []],
+                grid=[parse_option(g) for g in grid],
                 seeds=seeds,
                 executor=dask if dask is not None else workers,
                 out=out,
-                overrides=set_ or [],
-                metrics=metric,
+                overrides=list(set_),
+                metrics=list(metric) or None,
                 keep_series=keep_series,
                 timeout=timeout,
                 progress=progress,
@@ -289,25 +324,29 @@ def sweep(
     s = result.status
     caption = f"{s.done + s.skipped} of {s.total} runs finished, {s.failed} failed"
     print_table(shown, [a.name for a in result.plan.axes], caption)
-    missing = set(metric or []) - set(shown["metric"].to_list()) if result.runs.height else set()
+    missing = set(metric) - set(shown["metric"].to_list()) if result.runs.height else set()
     for name in sorted(missing):
-        typer.echo(f"note: no run reported a metric {name!r}", err=True)
+        click.echo(f"note: no run reported a metric {name!r}", err=True)
     for problem in result.repaired:
-        typer.echo(f"note: ran again: {problem}", err=True)
+        click.echo(f"note: ran again: {problem}", err=True)
     for f in result.failures:
         point = ", ".join(f"{k}={v}" for k, v in f["point"].items())
-        typer.echo(f"failed: {point or 'run'} seed {f['seed']}: {f['error']}", err=True)
-    typer.echo(
+        click.echo(f"failed: {point or 'run'} seed {f['seed']}: {f['error']}", err=True)
+    click.echo(
         f"{result.plan.name}: {s.total} runs: {s.done} done, {s.skipped} already done, "
         f"{s.failed} failed -> {result.out}",
         err=True,
     )
     if s.failed:
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
 
 def print_table(table: pl.DataFrame, axes: List[str], caption: str) -> None:
     """Mean and 95% CI per grid point, entity and metric, on standard output."""
+    from rich.table import Table
+
+    from . import report, sweepplot
+
     out = Table(*axes, "entity", "metric", "n", "mean", "± 95% CI", "unit", caption=caption)
     for r in table.iter_rows(named=True):
         out.add_row(
@@ -324,35 +363,39 @@ def print_table(table: pl.DataFrame, axes: List[str], caption: str) -> None:
 
 def wide_console() -> Console:
     """The terminal's console, or for a file or a pipe one wide enough not to wrap a table."""
+    from rich.console import Console
+
     console = Console()
     return console if console.is_terminal else Console(width=240)
 
 
 @app.command()
+@click.option("--json", "json_", is_flag=True, help="One JSON object per line instead of a table.")
+@click.option(
+    "--scenario", metavar="NAME", help="Only this benchmark scenario, a scale case included (see --all)."
+)
+@click.option(
+    "--all",
+    "all_",
+    is_flag=True,
+    help="Also the scale cases: 10,000 consumers, 1 and 10 Gbit/s, TCP, 1,000-node tree and grid.",
+)
+@click.option(
+    "--duration",
+    type=float,
+    metavar="SECONDS",
+    default=_core.BENCH_SECONDS,
+    show_default=True,
+    help=f"Simulated seconds per scenario (more than 0, at most {_core.BENCH_MAX_SECONDS:g}).",
+)
 @guarded
-def bench(
-    json_: Annotated[
-        bool, typer.Option("--json", help="One JSON object per line instead of a table.")
-    ] = False,
-    scenario: Annotated[
-        Optional[str],
-        typer.Option("--scenario", help="Only this benchmark scenario, a scale case included (see --all)."),
-    ] = None,
-    all_: Annotated[
-        bool,
-        typer.Option(
-            "--all",
-            help="Also the scale cases: 10,000 consumers, 1 and 10 Gbit/s, TCP, 1,000-node tree and grid.",
-        ),
-    ] = False,
-    duration: Annotated[
-        float,
-        typer.Option(
-            help=f"Simulated seconds per scenario (more than 0, at most {_core.BENCH_MAX_SECONDS:g}).",
-        ),
-    ] = _core.BENCH_SECONDS,
-) -> None:
+def bench(json_: bool, scenario: Optional[str], all_: bool, duration: float) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
+    from rich.console import Console
+    from rich.table import Column, Table
+
+    from . import benchmark
+
     most = _core.BENCH_MAX_SECONDS
     if not (0.0 < duration <= most):  # also false for NaN
         raise BadInput(f"--duration: {duration} is not more than 0 and at most {most:g} simulated seconds")
@@ -365,11 +408,12 @@ def bench(
             raise BadInput(f"no benchmark scenario {scenario!r} (known: {', '.join(known)})")
         names = [scenario]
     results = []
+    stderr = Console(stderr=True)
     for name in names:
         with stderr.status(f"bench {name}"):
             results.append(benchmark.run_alone(name, duration))
         if json_:
-            typer.echo(json.dumps(results[-1]))
+            click.echo(json.dumps(results[-1]))
     if not json_:
         # Events and simulated seconds are in --json; the table keeps to a terminal's width.
         table = Table(
@@ -418,15 +462,14 @@ def converted_header(file: Path, kind: str) -> str:
 
 
 @topo_app.command("convert")
+@click.argument(
+    "file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="ndnSIM topology text or Mini-NDN .conf.",
+)
+@click.option("--out", "-o", metavar="FILE", help="TOML file to write (default: standard output).")
 @guarded
-def topo_convert(
-    file: Annotated[
-        Path, typer.Argument(help="ndnSIM topology text or Mini-NDN .conf.", exists=True, dir_okay=False)
-    ],
-    out: Annotated[
-        Optional[str], typer.Option("--out", "-o", help="TOML file to write (default: standard output).")
-    ] = None,
-) -> None:
+def topo_convert(file: Path, out: Optional[str]) -> None:
     """Convert an ndnSIM or Mini-NDN topology into a scenario file.
 
     Only values that differ from ndncc's defaults are written."""
@@ -435,10 +478,10 @@ def topo_convert(
     convert = _core.import_minindn if kind == "minindn" else _core.import_ndnsim
     toml = converted_header(file, kind) + convert(text, str(file))
     if target is None:
-        typer.echo(toml, nl=False)
+        click.echo(toml, nl=False)
     else:
         output.write_text(target, toml)
-        typer.echo(f"{file} ({kind}) -> {target}", err=True)
+        click.echo(f"{file} ({kind}) -> {target}", err=True)
 
 
 @scenarios_app.command("list")
@@ -447,61 +490,60 @@ def scenarios_list() -> None:
     """List the shipped scenario and sweep files.
 
     One line each: name, kind and the first sentence of the file's leading comment."""
+    from . import shipped
+
     files = shipped.shipped()
     width = max((len(f.name) for f in files), default=0)
     for f in files:
-        typer.echo(f"{f.name:<{width}}  {f.kind:<8}  {f.description}")
+        click.echo(f"{f.name:<{width}}  {f.kind:<8}  {f.description}")
 
 
 @scenarios_app.command("copy")
+@click.argument("name", help="A name from 'ndncc scenarios list'.")
+@click.argument(
+    "dest",
+    default=".",
+    required=False,
+    help="Folder to copy into (default: the current one), or the new file's path.",
+)
+@click.option("--force", is_flag=True, help="Replace files that are already there.")
 @guarded
-def scenarios_copy(
-    name: Annotated[
-        str, typer.Argument(metavar="NAME", help="A name from 'ndncc scenarios list'.", show_default=False)
-    ],
-    dest: Annotated[
-        str,
-        typer.Argument(
-            metavar="DEST", help="Folder to copy into (default: the current one), or the new file's path."
-        ),
-    ] = ".",
-    force: Annotated[bool, typer.Option("--force", help="Replace files that are already there.")] = False,
-) -> None:
+def scenarios_copy(name: str, dest: str, force: bool) -> None:
     """Copy a shipped scenario or sweep file to start from.
 
     A sweep file takes its scenario along, written beside it. Existing files are kept unless
     --force is given."""
+    from . import shipped
+
     if not dest:
         raise BadInput("DEST: an empty path names no file")
     for path in shipped.copy(name, dest, force):
-        typer.echo(str(path))
+        click.echo(str(path))
 
 
 @app.command()
+@click.argument("name", required=False, help="Experiment name, or 'all'.")
+@click.option("--out", "-o", metavar="DIR", default="results", show_default=True, help="Results folder.")
+@click.option("--quick", is_flag=True, help="Shorter runs, for smoke tests.")
+@click.option("--list", "list_", is_flag=True, help="List the experiments and exit.")
+@click.option(
+    "--figures/--no-figures",
+    default=False,
+    show_default=True,
+    help="Also draw each run's own figures into its folder (the experiments' figures are drawn "
+    "either way; `ndncc plot DIR` draws a run's later).",
+)
 @guarded
-def reproduce(
-    name: Annotated[
-        Optional[str], typer.Argument(help="Experiment name, or 'all'.", show_default=False)
-    ] = None,
-    out: Annotated[str, typer.Option("--out", "-o", help="Results folder.")] = "results",
-    quick: Annotated[bool, typer.Option("--quick", help="Shorter runs, for smoke tests.")] = False,
-    list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
-    figures: Annotated[
-        bool,
-        typer.Option(
-            "--figures/--no-figures",
-            help="Also draw each run's own figures into its folder (the experiments' figures are "
-            "drawn either way; `ndncc plot DIR` draws a run's later).",
-        ),
-    ] = False,
-) -> None:
+def reproduce(name: Optional[str], out: str, quick: bool, list_: bool, figures: bool) -> None:
     """Reproduce a seed experiment (or all of them) into OUT/<name>."""
+    from . import experiments
+
     known = experiments.experiments()
     if list_:
         for exp in known:
-            typer.echo(f"{exp.name}\t{exp.title}")
+            click.echo(f"{exp.name}\t{exp.title}")
         if not known:
-            typer.echo("no experiments registered", err=True)
+            click.echo("no experiments registered", err=True)
         return
     if name is None:
         raise BadInput("name an experiment or 'all' (see 'ndncc reproduce --list')")
@@ -513,11 +555,11 @@ def reproduce(
         except LookupError as e:
             raise BadInput(str(e)) from None
     if not chosen:
-        typer.echo("no experiments registered", err=True)
+        click.echo("no experiments registered", err=True)
         return
     failed = reproduce_each(chosen, output.folder_path(out), quick, figures)
     if failed:
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
 
 def reproduce_each(
@@ -528,6 +570,8 @@ def reproduce_each(
     Each finished experiment's files are on disk before the next starts, and ``OUT/report.md``
     is rewritten after each, so a crash loses nothing already finished. Returns the failures.
     """
+    from . import experiments
+
     status = {}
     with sim_progress() as bar:
         task = bar.add_task("", total=1.0)
@@ -553,6 +597,8 @@ def reproduce_each(
 
 def write_index(out: Path, status: dict) -> None:
     """``OUT/report.md``: every registered experiment, with what is on disk for it."""
+    from . import experiments, report
+
     entries = []
     for exp in experiments.experiments():
         done = (out / exp.name / output.SUMMARY).is_file()
@@ -563,11 +609,24 @@ def write_index(out: Path, status: dict) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ndncc`` script; returns the exit code."""
     try:
-        app(args=argv, prog_name="ndncc")  # parses, runs, and raises SystemExit
+        app.main(args=argv, prog_name="ndncc")  # parses, runs, and raises SystemExit
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     return 0
 
 
+def script() -> None:
+    """The ``ndncc`` script: :func:`main`, then exit without the interpreter's final garbage
+    collection. Everything the command wrote is closed by then, and the collection would only
+    walk the objects of every module imported (some 50 ms with polars and numpy loaded)."""
+    # The command does no linear algebra. numpy's OpenBLAS would start a thread per core that
+    # spins for a while after numpy is imported, which is while the engine runs (ndncc.preload):
+    # on two cores that took 40 ms from a 0.2 s run. A value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    script()

@@ -75,7 +75,7 @@ def progress_console() -> Optional["Console"]:
 @contextmanager
 def sweep_bar(console: Optional["Console"]) -> Iterator[Optional[Callable[[Any], None]]]:
     """A progress bar over a sweep's runs (done, failed, running, time left) on ``console``;
-    yields the callback that takes a :class:`ndncc.sweep.Status`, or ``None`` without a console."""
+    yields the callback that takes a :class:`ndncc.sweeping.Status`, or ``None`` without a console."""
     if console is None:
         yield None
         return

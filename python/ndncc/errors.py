@@ -25,11 +25,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sys
 import traceback
 import warnings
 from typing import Callable, Iterator, TypeVar
-
-import typer
 
 from . import _core
 
@@ -99,8 +98,13 @@ def message(e: BaseException) -> str:
 
 
 def _is_cli_control(e: BaseException) -> bool:
-    """typer's and click's own exceptions (exit, abort, usage errors) are theirs to handle."""
-    return type(e).__module__.split(".")[0] in ("typer", "click")
+    """click's own exceptions (exit, abort, usage errors) are its to handle."""
+    return type(e).__module__.split(".")[0] == "click"
+
+
+def _say(line: str) -> None:
+    """One line on stderr (this module is the library's too, so it does not need click)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
@@ -112,7 +116,7 @@ def warnings_as_lines() -> Iterator[None]:
 
         def show(message, category, filename, lineno, file=None, line=None):
             if issubclass(category, NdnccWarning):
-                typer.echo(f"warning: {one_line(str(message))}", err=True)
+                _say(f"warning: {one_line(str(message))}")
             else:
                 show_other(message, category, filename, lineno, file, line)
 
@@ -129,8 +133,8 @@ def guarded(fn: F) -> F:
             with warnings_as_lines():
                 return fn(*args, **kwargs)
         except KeyboardInterrupt:
-            typer.echo("interrupted", err=True)
-            raise typer.Exit(INTERRUPTED) from None
+            _say("interrupted")
+            raise SystemExit(INTERRUPTED) from None
         except (SystemExit, GeneratorExit):
             raise
         except BaseException as e:  # noqa: B036 - a Rust panic arrives as a BaseException
@@ -138,7 +142,7 @@ def guarded(fn: F) -> F:
                 raise
             if os.environ.get("NDNCC_DEBUG"):
                 traceback.print_exc()
-            typer.echo(message(e), err=True)
-            raise typer.Exit(exit_code(e)) from None
+            _say(message(e))
+            raise SystemExit(exit_code(e)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -84,7 +84,7 @@ def _context() -> multiprocessing.context.BaseContext:
     with ndncc imported once in the server so each worker starts warm; spawn elsewhere."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["ndncc.sweep"])
+        ctx.set_forkserver_preload(["ndncc.sweeping"])
         return ctx
     return multiprocessing.get_context("spawn")
 

@@ -21,17 +21,30 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from .errors import BadInput, DamagedFile, MissingFile, one_line
+
+if TYPE_CHECKING:
+    import polars as pl
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
 SERIES = "series.parquet"
 FACES = "faces.parquet"
 REPORT = "report.md"
+TRACE = "trace.pcapng"
+
+#: The figures a run folder may hold, by file stem (``ndncc.plots.FIGURES`` draws them), and the
+#: formats each may be in. Named here so that telling a run folder needs no plotting library.
+FIGURE_STEMS = ("window", "rate", "rtt", "rtt_cdf", "queue", "throughput")
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+#: Every file :meth:`ndncc.Result.save` and ``ndncc plot`` may put in a run folder.
+RUN_FILES = frozenset(
+    {MANIFEST, SUMMARY, SERIES, FACES, REPORT, TRACE}
+    | {f"{stem}.{fmt}" for stem in FIGURE_STEMS for fmt in FIGURE_FORMATS}
+)
 
 #: Keys of one ``summary.json`` row, in the order they are written.
 SUMMARY_FIELDS = ("variant", "flow", "metric", "value", "paper", "unit")
@@ -105,6 +118,19 @@ def check_target(target: Path, replaceable: Callable[[Path], bool], overwrite: b
     for precious in (Path.cwd().resolve(), Path.home().resolve()):
         if _holds(real, precious):
             raise BadInput(f"{target}: refusing to replace a folder that holds {precious}")
+
+
+def is_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds an earlier run's output and nothing else, so that replacing it
+    loses nothing ndncc did not write (leftovers of interrupted writes aside)."""
+    names = {p.name for p in folder.iterdir()}
+    if MANIFEST not in names or not all(n in RUN_FILES or ".tmp-" in n for n in names):
+        return False
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "ndncc_version" in manifest
 
 
 def _pid_alive(pid: int) -> bool:
@@ -197,6 +223,8 @@ def _number(x: Optional[float]) -> Optional[float]:
 def order_summary(summary: pl.DataFrame) -> pl.DataFrame:
     """A run's summary rows in their one order: consumers, producers, faces, the run; each by
     entity and metric."""
+    import polars as pl
+
     rank = pl.col("kind").replace_strict(KIND_ORDER, range(len(KIND_ORDER)), default=len(KIND_ORDER))
     return summary.sort([rank, pl.col("entity"), pl.col("metric")], maintain_order=True)
 
@@ -326,6 +354,8 @@ def read_summary(path: Path) -> list[dict]:
 def read_parquet(path: Path, columns: Mapping[str, Any]) -> pl.DataFrame:
     """A Parquet file ndncc wrote, with ``columns`` (name → polars type) in that order;
     :class:`DamagedFile` naming it if it cannot be read or lacks a column."""
+    import polars as pl
+
     try:
         frame = pl.read_parquet(path)
     except Exception as e:  # polars reports a damaged file with several of its own error types
@@ -336,12 +366,11 @@ def read_parquet(path: Path, columns: Mapping[str, Any]) -> pl.DataFrame:
     return frame.select(list(columns))
 
 
-LONG_SCHEMA = {"t": pl.Float64, "entity": pl.String, "metric": pl.String, "value": pl.Float64}
-
-
 def read_run(path: Path) -> RunFolder:
     """Read a run folder written by :meth:`ndncc.Result.save`; a missing or damaged file is a
     :class:`BadInput` naming it."""
+    from .metrics import LONG_SCHEMA
+
     path = Path(path)
     if not path.is_dir():
         raise MissingFile(f"{path}: {'not a folder' if path.exists() else 'no such folder'}")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 MAX_LEGEND = 12
 
 #: The file formats figures can be written in.
-FORMATS = ("png", "pdf", "svg")
+FORMATS = output.FIGURE_FORMATS
 #: What each format would otherwise stamp into the file (dates, software versions): left out.
 _METADATA: dict[str, dict[str, Any]] = {
     "png": {"Software": None},

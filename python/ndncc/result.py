@@ -3,7 +3,6 @@ read back from a run folder (:func:`open_run`)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,9 +21,6 @@ if TYPE_CHECKING:
     from .scenario import Scenario
 
 Selector = Union[str, Iterable[str], None]
-
-#: The packet trace's file name in a run folder.
-TRACE = "trace.pcapng"
 
 SUMMARY_SCHEMA = {
     "entity": pl.String,
@@ -202,13 +198,13 @@ class Result(RunTables):
         """
         rows = output.summary_rows(self.summary, variant or self.scenario.name, paper)
         manifest = self.manifest(variant)
-        with output.atomic_folder(out_dir, is_run_folder, overwrite) as out:
+        with output.atomic_folder(out_dir, output.is_run_folder, overwrite) as out:
             output.write_parquet(out / output.SERIES, self._series)
             output.write_parquet(out / output.FACES, self._faces)
             output.write_summary(out / output.SUMMARY, rows)
             output.write_json(out / output.MANIFEST, manifest)
             if self.trace is not None and self.trace.exists():
-                shutil.copyfile(self.trace, out / TRACE)
+                shutil.copyfile(self.trace, out / output.TRACE)
             render_run(output.RunFolder(out, manifest, rows, self._series, self._faces), figures=figures)
         return rows
 
@@ -217,25 +213,6 @@ class Result(RunTables):
             f"Result(scenario={self.scenario.name!r}, seed={self.seed}, "
             f"events={self.stats.events}, packet_hops={self.stats.packet_hops})"
         )
-
-
-#: Every file :meth:`Result.save` and ``ndncc plot`` may put in a run folder.
-RUN_FILES = frozenset(
-    {output.MANIFEST, output.SUMMARY, output.SERIES, output.FACES, output.REPORT, TRACE} | plots.FIGURE_FILES
-)
-
-
-def is_run_folder(folder: Path) -> bool:
-    """Whether ``folder`` holds an earlier run's output and nothing else, so that replacing it
-    loses nothing ndncc did not write (leftovers of interrupted writes aside)."""
-    names = {p.name for p in folder.iterdir()}
-    if output.MANIFEST not in names or not all(n in RUN_FILES or ".tmp-" in n for n in names):
-        return False
-    try:
-        manifest = json.loads((folder / output.MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and "ndncc_version" in manifest
 
 
 class SavedRun(RunTables):

@@ -6,11 +6,13 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Union
 
-from . import _core
+from . import _core, preload
 from .errors import BadInput
-from .result import Result
+
+if TYPE_CHECKING:
+    from .result import Result
 
 ProgressCallback = Callable[[float], Optional[bool]]
 
@@ -99,7 +101,12 @@ class Scenario:
             trace = Path(pcap)
         else:
             raise BadInput(f"pcap: expected a path or true/false, got {pcap!r}")
-        raw = self._core.run(seed=seed, progress=progress, pcap=None if trace is None else os.fspath(trace))
+        # What the result is built with is imported beside the engine (see ndncc.preload).
+        path = None if trace is None else os.fspath(trace)
+        with preload.importing("ndncc.result"):
+            raw = self._core.run(seed=seed, progress=progress, pcap=path)
+        from .result import Result
+
         return Result(raw, self, trace=trace)
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from . import output, plots, sweepstore, tomlread
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 from .report import figure_link, fmt, table
-from .sweep import read, select_metrics
+from .sweeping import read, select_metrics
 
 FIGURES = "figures"
 _NUMBER = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s]*)\s*")

@@ -122,6 +122,21 @@ def test_a_signal_during_the_run_raises_keyboard_interrupt(scenario_file):
         signal.signal(signal.SIGINT, previous)
 
 
+def test_ctrl_c_stops_a_run_that_has_no_progress_callback(scenario_file):
+    # Without a callback the engine takes the GIL only to check for signals, every 20 ms of wall
+    # time; an hour of simulated time would take minutes.
+    sc = ndncc.load(scenario_file, ['simulation.duration="3600s"'])
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            sc.run()
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_bench_runs_for_the_duration_asked_and_knows_the_scale_cases():
     assert set(_core.bench_names()) < set(_core.bench_names(all=True))
     assert "grid-32" in _core.bench_names(all=True)

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-import typer
 
 from ndncc import cli
 
@@ -28,7 +27,7 @@ def section(path: str) -> str:
     return match.group(1)
 
 
-ALL = list(commands(typer.main.get_command(cli.app)))
+ALL = list(commands(cli.app))
 
 
 def test_the_cli_has_the_commands_the_issue_asks_for():

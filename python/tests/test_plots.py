@@ -79,7 +79,7 @@ def test_a_bad_bin_width_is_refused_by_name():
 
 
 def test_no_counter_gives_an_empty_table():
-    empty = pl.DataFrame(schema=output.LONG_SCHEMA)
+    empty = pl.DataFrame(schema=metrics.LONG_SCHEMA)
     assert metrics.throughput(empty).is_empty()
 
 
@@ -167,6 +167,13 @@ def test_figures_are_written_as_png_pdf_or_svg_with_the_same_bytes_every_time(tw
     assert contents[0] == contents[1]
     assert all(data.startswith(magic) for data in contents[0].values())
     assert set(contents[0]) <= plots.FIGURE_FILES
+
+
+def test_a_run_folder_may_hold_every_figure_plots_draws_and_no_other():
+    # output names them without importing plots, to tell a run folder before a run starts.
+    assert [s.stem for s in plots.FIGURES] == list(output.FIGURE_STEMS)
+    figures = {n for n in output.RUN_FILES if Path(n).suffix[1:] in output.FIGURE_FORMATS}
+    assert plots.FIGURE_FILES == figures
 
 
 def test_an_unknown_format_is_refused(two_node, tmp_path):

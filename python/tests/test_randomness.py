@@ -10,7 +10,7 @@ import pytest
 from ndncc import _core, cli, grid
 from ndncc.errors import NdnccWarning
 from ndncc.randomness import IdenticalSeedsWarning, random_sources
-from ndncc.sweep import make_plan
+from ndncc.sweeping import make_plan
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-node.toml"
 SHORT = ['simulation.duration="1s"']

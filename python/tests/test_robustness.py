@@ -31,8 +31,8 @@ import ndncc
 from ndncc import _core, cli, errors, executors
 from ndncc.errors import BadInput
 
-#: The module, which ``ndncc.sweep`` (the function) hides.
-sweep_module = importlib.import_module("ndncc.sweep")
+#: The module of ``ndncc.sweep`` (the function).
+sweep_module = importlib.import_module("ndncc.sweeping")
 
 ROOT = Path(__file__).resolve().parents[1].parent
 EXAMPLE = ROOT / "docs" / "examples" / "two-node.toml"

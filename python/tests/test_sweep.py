@@ -20,7 +20,7 @@ import ndncc
 from ndncc import cli, grid, output, stats, sweepfile
 from ndncc.errors import BadInput
 from ndncc.executors import ExecutionError, LocalPool
-from ndncc.sweep import make_plan, read, run_key
+from ndncc.sweeping import make_plan, read, run_key
 from ndncc.sweepstore import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,7 +148,7 @@ def test_run_keys_are_stable_and_differ_between_runs():
     assert len(set(keys)) == 4
     assert keys == [t.key for t in make_plan(E3, axes, [1, 2], SMALL).tasks]
     code = (
-        "from ndncc.sweep import make_plan; from ndncc import grid; import sys, json; "
+        "from ndncc.sweeping import make_plan; from ndncc import grid; import sys, json; "
         f"axes = [grid.make_axis([{LOSS!r}], ['0%', '1%'])]; "
         f"print(json.dumps([t.key for t in make_plan({str(E3)!r}, axes, [1, 2], {SMALL!r}).tasks]))"
     )

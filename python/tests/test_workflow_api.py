@@ -21,7 +21,7 @@ import ndncc
 from ndncc import display, grid, plots
 from ndncc.errors import BadInput, DamagedFile, MissingFile
 
-sweep_module = importlib.import_module("ndncc.sweep")
+sweep_module = importlib.import_module("ndncc.sweeping")
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "two-node.toml"

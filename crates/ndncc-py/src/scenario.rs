@@ -2,6 +2,7 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use ndncc_core::api::{self, RunOptions};
 use ndncc_core::scenario::Scenario;
@@ -13,6 +14,11 @@ use crate::{convert, error};
 
 /// How many times per run the engine hands control back (progress callback, Ctrl-C check).
 const PROGRESS_TICKS: f64 = 500.0;
+
+/// With no progress callback a tick only checks for Ctrl-C, and takes the GIL for it at most
+/// this often (wall time). Taking it at every tick would queue the engine, 500 times a run,
+/// behind any Python thread busy meanwhile, such as the imports `ndncc.preload` runs beside it.
+const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(20);
 
 #[pyclass(module = "ndncc._core", name = "Scenario", frozen)]
 pub struct PyScenario {
@@ -106,7 +112,15 @@ impl PyScenario {
             run: Some(RunInfo::new(&self.inner, seed.unwrap_or(self.inner.seed()))),
         };
         let outcome = py.allow_threads(|| {
+            let mut checked: Option<Instant> = None;
             let mut tick = |done: f64| {
+                if progress.is_none() {
+                    let now = Instant::now();
+                    if checked.is_some_and(|t| now.duration_since(t) < SIGNAL_CHECK_EVERY) {
+                        return true;
+                    }
+                    checked = Some(now);
+                }
                 Python::with_gil(|py| {
                     poll(py, progress.as_ref(), done).unwrap_or_else(|e| {
                         stopped_by = Some(e);

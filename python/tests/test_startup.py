@@ -1,0 +1,99 @@
+"""What the package and the ``ndncc`` command import before they need it, and the thread that
+imports the table libraries while the engine runs (ndncc.preload)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from ndncc import preload
+
+#: Libraries the command line must not load before a command asks for them.
+HEAVY = ("polars", "numpy", "matplotlib", "rich", "typer", "pydantic", "pandas")
+
+
+def fresh(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; it prints one JSON value, returned here."""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def test_importing_the_package_and_its_command_line_loads_no_table_or_drawing_library():
+    code = "import sys, json, ndncc, ndncc.cli; print(json.dumps(sorted(sys.modules)))"
+    loaded = fresh(code)
+    assert [m for m in HEAVY if m in loaded] == []
+
+
+def test_every_name_of_the_package_api_is_there_when_first_used():
+    code = (
+        "import json, ndncc, inspect\n"
+        "found = {n: getattr(ndncc, n).__module__ if not isinstance(getattr(ndncc, n), str) else 'str'"
+        " for n in ndncc.__all__}\n"
+        "import ndncc.sweeping\n"  # the module named like the function must not hide it
+        "found['sweep is a function'] = inspect.isfunction(ndncc.sweep)\n"
+        "found['dir'] = sorted(set(ndncc.__all__) - set(dir(ndncc)))\n"
+        "print(json.dumps(found))"
+    )
+    found = fresh(code)
+    assert found.pop("sweep is a function") is True
+    assert found.pop("dir") == []
+    assert found["Result"] == "ndncc.result" and found["sweep"] == "ndncc.sweeping"
+    assert found["load"] == "ndncc.scenario" and found["BadInput"] == "ndncc.errors"
+
+
+def test_a_submodule_is_there_without_importing_it_first():
+    code = "import json, ndncc; print(json.dumps([ndncc.plots.__name__, ndncc.errors.NdnccWarning.__name__]))"
+    assert fresh(code) == ["ndncc.plots", "NdnccWarning"]
+
+
+def test_an_unknown_name_of_the_package_is_an_attribute_error():
+    import ndncc
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        ndncc.nope  # noqa: B018
+
+
+def test_a_run_imports_the_result_module_beside_the_engine_and_gets_the_same_result(scenario_file):
+    # In a fresh interpreter nothing has imported ndncc.result before the run; the run's
+    # summary is the one this process (which has it imported) computes.
+    code = (
+        "import sys, json, ndncc\n"
+        f"sc = ndncc.load({str(scenario_file)!r})\n"
+        "before = 'ndncc.result' in sys.modules or 'polars' in sys.modules\n"
+        "res = sc.run(seed=3)\n"
+        "print(json.dumps({'before': before, 'summary': res.summary.to_dicts()}))"
+    )
+    got = fresh(code)
+    import ndncc
+
+    assert got["before"] is False
+    assert got["summary"] == json.loads(json.dumps(ndncc.load(scenario_file).run(seed=3).summary.to_dicts()))
+
+
+def test_preload_imports_on_another_thread_and_waits_for_it_at_the_end(monkeypatch):
+    threads = []
+
+    def record(names):
+        threads.append((threading.current_thread().name, names))
+
+    monkeypatch.setattr(preload, "_import_all", record)
+    with preload.importing("json", "ndncc_no_such_module_a"):
+        pass
+    # Only what is not imported yet is imported, and on the preload thread.
+    assert threads == [("ndncc-preload", ("ndncc_no_such_module_a",))]
+    threads.clear()
+    with preload.importing("json"):
+        pass
+    assert threads == []
+
+
+def test_a_module_that_fails_to_import_on_the_preload_thread_fails_where_it_is_used():
+    with preload.importing("ndncc_no_such_module_b"):
+        pass
+    assert "ndncc_no_such_module_b" not in sys.modules
+    with pytest.raises(ModuleNotFoundError, match="ndncc_no_such_module_b"):
+        __import__("ndncc_no_such_module_b")
