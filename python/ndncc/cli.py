@@ -34,13 +34,12 @@ if TYPE_CHECKING:
     from .sweeping import Status
 
 
-CONTEXT = {"max_content_width": 120}
-app = click.Group(
-    name="ndncc",
-    help="Deterministic packet-level simulator for NDN congestion control.",
-    no_args_is_help=True,
-    context_settings=CONTEXT,
+@click.group(name="ndncc", no_args_is_help=True, context_settings={"max_content_width": 120})
+@click.version_option(
+    _core.__version__, prog_name="ndncc", message="%(prog)s %(version)s", help="Print the version and exit."
 )
+def app() -> None:
+    """Deterministic packet-level simulator for NDN congestion control."""
 
 
 @app.group("topo", no_args_is_help=True)
@@ -51,24 +50,6 @@ def topo_app() -> None:
 @app.group("scenarios", no_args_is_help=True)
 def scenarios_app() -> None:
     """The scenario and sweep files ndncc ships: list them, or copy one to start from."""
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"ndncc {_core.__version__}")
-        ctx.exit()
-
-
-app.params.append(
-    click.Option(
-        ["--version"],
-        is_flag=True,
-        expose_value=False,
-        is_eager=True,
-        callback=_version,
-        help="Print the version and exit.",
-    )
-)
 
 
 def scenario_arg(help: str = "Scenario file (TOML).") -> Callable:

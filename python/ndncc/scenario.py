@@ -101,9 +101,10 @@ class Scenario:
             trace = Path(pcap)
         else:
             raise BadInput(f"pcap: expected a path or true/false, got {pcap!r}")
-        # What the result is built with is imported beside the engine (see ndncc.preload).
         path = None if trace is None else os.fspath(trace)
-        with preload.importing("ndncc.result"):
+        # What the result is built with is imported beside the engine (see ndncc.preload);
+        # polars imports numpy.ma the first time it takes a numpy array, which Result does.
+        with preload.importing("ndncc.result", "numpy.ma"):
             raw = self._core.run(seed=seed, progress=progress, pcap=path)
         from .result import Result
 
