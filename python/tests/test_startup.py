@@ -4,6 +4,7 @@ imports the table libraries while the engine runs (ndncc.preload)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -97,3 +98,32 @@ def test_a_module_that_fails_to_import_on_the_preload_thread_fails_where_it_is_u
     assert "ndncc_no_such_module_b" not in sys.modules
     with pytest.raises(ModuleNotFoundError, match="ndncc_no_such_module_b"):
         __import__("ndncc_no_such_module_b")
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "1"), ("3", "3")])
+def test_the_script_keeps_openblas_to_one_thread_unless_the_user_chose(monkeypatch, preset, expected):
+    import gc
+
+    from ndncc import cli
+
+    if preset is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(os.environ.get("OPENBLAS_NUM_THREADS")) or 7)
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            cli.script()
+    finally:
+        gc.unfreeze()  # the script freezes the collector for its exit; this process goes on
+    assert (seen, exit_.value.code) == ([expected], 7)
+
+
+def test_the_ndncc_script_runs_and_exits_with_its_command_s_code(tmp_path):
+    ok = subprocess.run([sys.executable, "-m", "ndncc", "--version"], capture_output=True, text=True)
+    assert (ok.returncode, ok.stdout.split()[0]) == (0, "ndncc")
+    bad = subprocess.run(
+        [sys.executable, "-m", "ndncc", "run", str(tmp_path / "nope.toml")], capture_output=True
+    )
+    assert bad.returncode == 2
