@@ -82,7 +82,7 @@ def stderr_console() -> Console:
 def draws_progress() -> bool:
     """Whether stderr is a terminal to draw progress bars on; into a file or a pipe nothing is
     drawn, and rich is not even imported."""
-    return sys.stderr.isatty()
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 @contextmanager
