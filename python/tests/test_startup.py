@@ -127,3 +127,17 @@ def test_the_ndncc_script_runs_and_exits_with_its_command_s_code(tmp_path):
         [sys.executable, "-m", "ndncc", "run", str(tmp_path / "nope.toml")], capture_output=True
     )
     assert bad.returncode == 2
+
+
+def test_runs_started_at_once_in_threads_of_a_fresh_interpreter_share_the_preload(scenario_file):
+    # Both runs find ndncc.result not imported yet, so both start importing it beside their
+    # engines; the import system lets one finish and the other wait for it.
+    code = (
+        "import json, ndncc\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        f"sc = ndncc.load({str(scenario_file)!r})\n"
+        "with ThreadPoolExecutor(2) as pool:\n"
+        "    a, b = pool.map(lambda s: sc.run(seed=s).summary.to_dicts(), [5, 5])\n"
+        "print(json.dumps(a == b and len(a) > 0))"
+    )
+    assert fresh(code) is True
