@@ -68,8 +68,9 @@ impl LongTable {
         let rank = |r: &[usize], at: u32| usize::try_from(at).ok().and_then(|a| r.get(a).copied()).unwrap_or(0);
         let pair = |i: usize| (rank(&er, self.entity[i]), rank(&mr, self.metric[i]));
         let rows: Vec<usize> = (0..self.len()).collect();
-        let by_metric = stable_counting_sort(&rows, mr.len(), |i| pair(i).1);
-        let mut order = stable_counting_sort(&by_metric, er.len(), |i| pair(i).0);
+        // A name index out of range ranks 0, which must be a key even when a list is empty.
+        let by_metric = stable_counting_sort(&rows, mr.len().max(1), |i| pair(i).1);
+        let mut order = stable_counting_sort(&by_metric, er.len().max(1), |i| pair(i).0);
         let mut from = 0;
         while from < order.len() {
             let key = pair(order[from]);
@@ -376,6 +377,29 @@ mod tests {
             expected.sort_by(|a, b| (&a.1, &a.2).cmp(&(&b.1, &b.2)).then(a.0.total_cmp(&b.0)));
             table.sort_by_names();
             proptest::prop_assert_eq!(named_rows(&table), expected);
+        }
+    }
+
+    /// The engine never writes a name index out of range, but a table built elsewhere may: such
+    /// a row ranks as the first name, and no name list, not even an empty one, makes it panic.
+    #[test]
+    fn rows_naming_no_entity_or_metric_sort_first_without_panicking() {
+        let table = |entities: &[&str], metrics: &[&str]| LongTable {
+            t: vec![2.0, 1.0, 0.0],
+            entity: vec![0, 7, 1],
+            metric: vec![0, 9, 0],
+            value: vec![0.0, 1.0, 2.0],
+            entities: entities.iter().map(|s| s.to_string()).collect(),
+            metrics: metrics.iter().map(|s| s.to_string()).collect(),
+        };
+        let mut named = table(&["b", "a"], &["x"]);
+        named.sort_by_names();
+        // Row 1 (bad indices) ranks as ("a", "x"), with row 2, and follows it in time; "b" last.
+        assert_eq!(named.value, vec![2.0, 1.0, 0.0]);
+        for (entities, metrics) in [(&[][..], &["x"][..]), (&["b", "a"][..], &[][..]), (&[][..], &[][..])] {
+            let mut t = table(entities, metrics);
+            t.sort_by_names();
+            assert_eq!(t.len(), 3, "{entities:?} {metrics:?}");
         }
     }
 
