@@ -4,9 +4,9 @@ The engine runs without the GIL, so the interpreter is free to import the table 
 run's result needs (polars and numpy, some 0.2 s on a slow machine) while the simulation runs
 on another core, instead of before it. The result is unchanged; only the wall time is shorter.
 
-The engine takes the GIL only to call a progress callback, and without one only to check for
-Ctrl-C every 20 ms (``SIGNAL_CHECK_EVERY`` in ``ndncc-py``), so the importing thread seldom
-makes it wait.
+The engine takes the GIL only to call a progress callback and to check for Ctrl-C, and paces
+those takings once the GIL is slow to come (``GilPacing`` in ``ndncc-py``), so the importing
+thread seldom makes it wait.
 """
 
 from __future__ import annotations

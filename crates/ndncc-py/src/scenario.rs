@@ -15,10 +15,42 @@ use crate::{convert, error};
 /// How many times per run the engine hands control back (progress callback, Ctrl-C check).
 const PROGRESS_TICKS: f64 = 500.0;
 
-/// With no progress callback a tick only checks for Ctrl-C, and takes the GIL for it at most
-/// this often (wall time). Taking it at every tick would queue the engine, 500 times a run,
-/// behind any Python thread busy meanwhile, such as the imports `ndncc.preload` runs beside it.
+/// The least wall time between two of a run's GIL takings when they are paced (see `GilPacing`).
 const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(20);
+
+/// A wait for the GIL longer than this means another Python thread is busy.
+const SLOW_GIL: Duration = Duration::from_millis(1);
+
+/// When a tick takes the GIL. Each taking queues the engine behind any Python thread busy
+/// meanwhile (the imports `ndncc.preload` runs beside it, a script's own threads) for up to the
+/// interpreter's switch interval, 5 ms, and a run has about 500 ticks. So:
+/// - without a progress callback a tick only checks for Ctrl-C, at most every
+///   `SIGNAL_CHECK_EVERY`;
+/// - with one, every tick calls it, unless the GIL was slow to come last time: then the next
+///   call waits `SIGNAL_CHECK_EVERY`. The tick at the run's end always calls it.
+///
+/// Ticks change nothing in the simulation, so neither does their pacing.
+struct GilPacing {
+    every_tick: bool,
+    /// No taking before this time.
+    not_before: Option<Instant>,
+}
+
+impl GilPacing {
+    fn new(every_tick: bool) -> GilPacing {
+        GilPacing { every_tick, not_before: None }
+    }
+
+    fn due(&self, now: Instant, last: bool) -> bool {
+        last || self.not_before.is_none_or(|t| now >= t)
+    }
+
+    /// The GIL, asked for at `asked`, came at `got`.
+    fn taken(&mut self, asked: Instant, got: Instant) {
+        let paced = !self.every_tick || got.duration_since(asked) > SLOW_GIL;
+        self.not_before = paced.then(|| got + SIGNAL_CHECK_EVERY);
+    }
+}
 
 #[pyclass(module = "ndncc._core", name = "Scenario", frozen)]
 pub struct PyScenario {
@@ -112,16 +144,15 @@ impl PyScenario {
             run: Some(RunInfo::new(&self.inner, seed.unwrap_or(self.inner.seed()))),
         };
         let outcome = py.allow_threads(|| {
-            let mut checked: Option<Instant> = None;
+            let mut pacing = GilPacing::new(progress.is_some());
+            let end = self.inner.duration_secs();
             let mut tick = |done: f64| {
-                if progress.is_none() {
-                    let now = Instant::now();
-                    if checked.is_some_and(|t| now.duration_since(t) < SIGNAL_CHECK_EVERY) {
-                        return true;
-                    }
-                    checked = Some(now);
+                let asked = Instant::now();
+                if !pacing.due(asked, done >= end) {
+                    return true;
                 }
                 Python::with_gil(|py| {
+                    pacing.taken(asked, Instant::now());
                     poll(py, progress.as_ref(), done).unwrap_or_else(|e| {
                         stopped_by = Some(e);
                         false
