@@ -47,7 +47,9 @@ def topo_app() -> None:
     """Work with topologies from other simulators."""
 
 
-@app.group("scenarios", no_args_is_help=True)
+@app.group(
+    "scenarios", no_args_is_help=True, short_help="List or copy the scenario and sweep files ndncc ships."
+)
 def scenarios_app() -> None:
     """The scenario and sweep files ndncc ships: list them, or copy one to start from."""
 
@@ -113,7 +115,7 @@ def run_with_progress(scenario: Scenario, seed: Optional[int], pcap: Optional[bo
         return scenario.run(seed=seed, progress=lambda done: bar.update(task, completed=done), pcap=pcap)
 
 
-@app.command()
+@app.command(short_help="Run a scenario; write its data, summary and report.")
 @scenario_arg()
 @click.option("--out", "-o", metavar="DIR", help="Output folder (default: runs/<scenario name>).")
 @click.option("--seed", type=int, metavar="N", help="Seed instead of the scenario's.")
@@ -184,7 +186,7 @@ def validate(scenario: Path, set_: tuple[str, ...]) -> None:
     )
 
 
-@app.command()
+@app.command(short_help="Redraw a run's figures and report, or plot a sweep.")
 @click.argument("folder", type=click.Path(path_type=Path), help="A run's or a sweep's output folder.")
 @click.option(
     "--format",
@@ -350,7 +352,7 @@ def wide_console() -> Console:
     return console if console.is_terminal else Console(width=240)
 
 
-@app.command()
+@app.command(short_help="Measure engine speed in packet hops per second.")
 @click.option("--json", "json_", is_flag=True, help="One JSON object per line instead of a table.")
 @click.option(
     "--scenario", metavar="NAME", help="Only this benchmark scenario, a scale case included (see --all)."

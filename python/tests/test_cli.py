@@ -185,6 +185,14 @@ def all_commands(group, path=()):
             yield (*path, name), command
 
 
+def test_an_80_column_terminal_shows_every_command_s_summary_whole(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    for group in ([], ["scenarios"], ["topo"]):
+        code, out, _ = ndncc(capsys, *group, "--help")
+        listed = out.split("Commands:")[1]
+        assert code == 0 and "..." not in listed, listed
+
+
 def test_every_command_describes_its_arguments_and_options_in_its_help(capsys, monkeypatch):
     import click
 
