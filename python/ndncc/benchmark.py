@@ -1,4 +1,5 @@
-"""The engine benchmark (``ndncc bench``), each scenario in a Python process of its own.
+"""The engine benchmark (``ndncc bench``), each scenario in a Python process of its own, and
+the timing of ``ndncc run`` end to end against the engine's own time (``ndncc bench --command``).
 
 A process's peak memory only ever grows, and memory a finished run gave back stays with the
 process, so a second benchmark in the same process would report the first one's peak (the
@@ -11,11 +12,20 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
+import time
+from pathlib import Path
 
 from . import _core
+
+#: The shipped scenario ``ndncc bench --command`` runs: an E4 run, as the speed target names.
+COMMAND_SCENARIO = "e4-ndnsim.toml"
+#: Timed runs of it, after one untimed run that warms the file cache and the bytecode.
+COMMAND_RUNS = 5
 
 
 def run_alone(name: str, duration: float) -> dict:
@@ -40,6 +50,39 @@ def run_alone(name: str, duration: float) -> dict:
         last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
         raise _core.InternalError(f"benchmark {name}: {last}")
     return json.loads(child.stdout.splitlines()[-1])
+
+
+def time_command(scenario: Path, runs: int = COMMAND_RUNS) -> dict:
+    """``ndncc run SCENARIO`` end to end, each run a fresh process writing a folder of its own
+    with the default outputs: one untimed run first, then ``runs`` timed ones. Returns the
+    medians of the wall time, of the engine's own time (the run's ``wall_seconds``) and of their
+    ratio per run, with the ratio's range."""
+    walls, engines = [], []
+    with tempfile.TemporaryDirectory(prefix="ndncc-bench-") as tmp:
+        for i in range(runs + 1):
+            out = Path(tmp) / f"run-{i}"
+            command = [sys.executable, "-m", "ndncc", "run", os.fspath(scenario), "--out", os.fspath(out)]
+            start = time.perf_counter()
+            child = subprocess.run(command, capture_output=True, text=True, check=False)
+            wall = time.perf_counter() - start
+            if child.returncode != 0:
+                last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
+                raise _core.InternalError(f"ndncc run {scenario}: {last}")
+            if i > 0:
+                walls.append(wall)
+                engines.append(
+                    json.loads((out / "manifest.json").read_text(encoding="utf-8"))["wall_seconds"]
+                )
+    ratios = sorted(w / max(e, 1e-9) for w, e in zip(walls, engines))
+    return {
+        "command": f"ndncc run {Path(scenario).name}",
+        "runs": runs,
+        "wall_seconds": statistics.median(walls),
+        "engine_seconds": statistics.median(engines),
+        "wall_per_engine": statistics.median(ratios),
+        "wall_per_engine_min": ratios[0],
+        "wall_per_engine_max": ratios[-1],
+    }
 
 
 def _end_with_parent(lifeline: int) -> None:

@@ -367,19 +367,30 @@ def wide_console() -> Console:
     "--duration",
     type=float,
     metavar="SECONDS",
-    default=_core.BENCH_SECONDS,
-    show_default=True,
-    help=f"Simulated seconds per scenario (more than 0, at most {_core.BENCH_MAX_SECONDS:g}).",
+    help=f"Simulated seconds per scenario (more than 0, at most {_core.BENCH_MAX_SECONDS:g}; "
+    f"default {_core.BENCH_SECONDS:g}).",
+)
+@click.option(
+    "--command",
+    is_flag=True,
+    help="Instead, time `ndncc run` of the shipped e4-ndnsim scenario end to end, against the "
+    "engine's own time.",
 )
 @guarded
-def bench(json_: bool, scenario: Optional[str], all_: bool, duration: float) -> None:
+def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[float], command: bool) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
     from rich.console import Console
     from rich.table import Column, Table
 
     from . import benchmark
 
+    if command:
+        if scenario is not None or all_ or duration is not None:
+            raise BadInput("--command runs its own scenario: it excludes --scenario, --all and --duration")
+        bench_command(json_)
+        return
     most = _core.BENCH_MAX_SECONDS
+    duration = _core.BENCH_SECONDS if duration is None else duration
     if not (0.0 < duration <= most):  # also false for NaN
         raise BadInput(f"--duration: {duration} is not more than 0 and at most {most:g} simulated seconds")
     if scenario is not None and all_:
@@ -421,6 +432,30 @@ def bench(json_: bool, scenario: Optional[str], all_: bool, duration: float) -> 
                 f"{r['recorded_mb']:.1f}",
             )
         wide_console().print(table)
+
+
+def bench_command(json_: bool) -> None:
+    """``ndncc bench --command``: ``ndncc run`` of an E4 scenario, wall time against the engine's."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from . import benchmark, shipped
+
+    with Console(stderr=True).status(f"ndncc run {benchmark.COMMAND_SCENARIO}"):
+        r = benchmark.time_command(shipped.scenario_path(benchmark.COMMAND_SCENARIO), benchmark.COMMAND_RUNS)
+    if json_:
+        click.echo(json.dumps(r))
+        return
+    table = Table("command", "runs", "wall s", "engine s", "wall / engine", "range")
+    table.add_row(
+        r["command"],
+        str(r["runs"]),
+        f"{r['wall_seconds']:.3f}",
+        f"{r['engine_seconds']:.3f}",
+        f"{r['wall_per_engine']:.2f}",
+        f"{r['wall_per_engine_min']:.2f}-{r['wall_per_engine_max']:.2f}",
+    )
+    wide_console().print(table)
 
 
 def read_topology(path: Path) -> tuple[str, str]:

@@ -150,6 +150,21 @@ def test_bench_runs_a_scale_case_for_the_duration_asked(capsys):
     assert code == 0 and "set-up" in out
 
 
+def test_bench_command_times_ndncc_run_against_the_engine(capsys, monkeypatch, scenario_file):
+    from ndncc import benchmark, shipped
+
+    # The shipped E4 run takes a third of a second each time; a two-node run shows the same.
+    monkeypatch.setattr(shipped, "scenario_path", lambda name: scenario_file)
+    monkeypatch.setattr(benchmark, "COMMAND_RUNS", 2)
+    code, out, _ = ndncc(capsys, "bench", "--command", "--json")
+    r = json.loads(out)
+    assert code == 0 and r["command"] == f"ndncc run {scenario_file.name}" and r["runs"] == 2
+    assert r["wall_seconds"] > r["engine_seconds"] > 0
+    assert r["wall_per_engine_min"] <= r["wall_per_engine"] <= r["wall_per_engine_max"]
+    code, out, _ = ndncc(capsys, "bench", "--command")
+    assert code == 0 and "wall / engine" in out
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -157,6 +172,8 @@ def test_bench_runs_a_scale_case_for_the_duration_asked(capsys):
         (["--duration", "nan"], "--duration: nan is not more than 0"),
         (["--duration", "3601"], "--duration: 3601.0 is not more than 0 and at most 3600"),
         (["--all", "--scenario", "dumbbell-1"], "--scenario and --all exclude each other"),
+        (["--command", "--duration", "5"], "--command runs its own scenario: it excludes"),
+        (["--command", "--all"], "--command runs its own scenario: it excludes"),
     ],
 )
 def test_bench_refuses_bad_options_naming_them(capsys, args, message):
