@@ -42,6 +42,7 @@ package-check: setup
 
 bench: setup
 	$(BIN)/ndncc bench
+	$(BIN)/ndncc bench --command
 
 clean:
 	rm -rf $(VENV) $(RESULTS) runs .pytest_cache
