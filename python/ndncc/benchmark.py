@@ -47,9 +47,14 @@ def run_alone(name: str, duration: float) -> dict:
         os.close(lifeline)
         os.close(keep)
     if child.returncode != 0 or not child.stdout.strip():
-        last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
-        raise _core.InternalError(f"benchmark {name}: {last}")
+        raise _failed(f"benchmark {name}", child)
     return json.loads(child.stdout.splitlines()[-1])
+
+
+def _failed(what: str, child: subprocess.CompletedProcess) -> _core.InternalError:
+    """The error for a child process that failed: ``what``, with its last line on stderr."""
+    last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
+    return _core.InternalError(f"{what}: {last}")
 
 
 def time_command(scenario: Path, runs: int = COMMAND_RUNS) -> dict:
@@ -66,8 +71,7 @@ def time_command(scenario: Path, runs: int = COMMAND_RUNS) -> dict:
             child = subprocess.run(command, capture_output=True, text=True, check=False)
             wall = time.perf_counter() - start
             if child.returncode != 0:
-                last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]
-                raise _core.InternalError(f"ndncc run {scenario}: {last}")
+                raise _failed(f"ndncc run {scenario}", child)
             if i > 0:
                 walls.append(wall)
                 engines.append(

@@ -212,35 +212,13 @@ def plot(folder: Path, format_: str) -> None:
 
 @contextmanager
 def sweep_progress() -> Iterator[Callable[[Status], None]]:
-    """A progress bar over a sweep's runs (done, failed, running, ETA), drawn on stderr."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    """A progress bar over a sweep's runs (done, failed, running, ETA), drawn on stderr when it
+    is a terminal and gone once the sweep ends."""
+    from . import display
 
     console = stderr_console()
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} runs"),
-        TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,  # nothing to draw into a file or pipe
-    )
-    task = bar.add_task("sweep", total=1, failed=0, running=0)
-
-    def update(s: Status) -> None:
-        bar.update(
-            task,
-            description=f"sweep ({s.backend})" if s.backend else "sweep",
-            completed=s.done + s.failed,
-            total=max(1, s.to_run),
-            failed=s.failed,
-            running=s.running,
-        )
-
-    with bar:
-        yield update
+    with display.sweep_bar(console if console.is_terminal else None, transient=True) as update:
+        yield update or (lambda status: None)
 
 
 @app.command()
@@ -379,7 +357,6 @@ def wide_console() -> Console:
 @guarded
 def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[float], command: bool) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
-    from rich.console import Console
     from rich.table import Column, Table
 
     from . import benchmark
@@ -402,7 +379,7 @@ def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[f
             raise BadInput(f"no benchmark scenario {scenario!r} (known: {', '.join(known)})")
         names = [scenario]
     results = []
-    stderr = Console(stderr=True)
+    stderr = stderr_console()
     for name in names:
         with stderr.status(f"bench {name}"):
             results.append(benchmark.run_alone(name, duration))
@@ -436,12 +413,11 @@ def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[f
 
 def bench_command(json_: bool) -> None:
     """``ndncc bench --command``: ``ndncc run`` of an E4 scenario, wall time against the engine's."""
-    from rich.console import Console
     from rich.table import Table
 
     from . import benchmark, shipped
 
-    with Console(stderr=True).status(f"ndncc run {benchmark.COMMAND_SCENARIO}"):
+    with stderr_console().status(f"ndncc run {benchmark.COMMAND_SCENARIO}"):
         r = benchmark.time_command(shipped.scenario_path(benchmark.COMMAND_SCENARIO), benchmark.COMMAND_RUNS)
     if json_:
         click.echo(json.dumps(r))

@@ -73,9 +73,12 @@ def progress_console() -> Optional["Console"]:
 
 
 @contextmanager
-def sweep_bar(console: Optional["Console"]) -> Iterator[Optional[Callable[[Any], None]]]:
-    """A progress bar over a sweep's runs (done, failed, running, time left) on ``console``;
-    yields the callback that takes a :class:`ndncc.sweeping.Status`, or ``None`` without a console."""
+def sweep_bar(
+    console: Optional["Console"], transient: bool = False
+) -> Iterator[Optional[Callable[[Any], None]]]:
+    """A progress bar over a sweep's runs (done, failed, running, time left) on ``console``, and
+    gone at the end if ``transient``; yields the callback that takes a
+    :class:`ndncc.sweeping.Status`, or ``None`` without a console."""
     if console is None:
         yield None
         return
@@ -89,6 +92,7 @@ def sweep_bar(console: Optional["Console"]) -> Iterator[Optional[Callable[[Any],
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=console,
+        transient=transient,
     )
     task = bar.add_task("sweep", total=1, failed=0, running=0)
 

@@ -94,20 +94,13 @@ fn quiet_panics() {
 }
 
 /// Runs one built-in benchmark for `duration` simulated seconds without holding the GIL,
-/// taking it now and then to honour Ctrl-C.
+/// taking it now and then to honour Ctrl-C, as a run does.
 #[pyfunction]
 #[pyo3(name = "bench", signature = (name, duration=ndncc_core::bench::STANDARD_SECONDS))]
 fn run_bench(py: Python<'_>, name: &str, duration: f64) -> PyResult<PyObject> {
     let mut stopped_by: Option<PyErr> = None;
-    let result = py.allow_threads(|| {
-        let mut go_on = |done: f64| {
-            Python::with_gil(|py| scenario::poll(py, None, done)).unwrap_or_else(|e| {
-                stopped_by = Some(e);
-                false
-            })
-        };
-        api::bench_for(name, duration, &mut go_on)
-    });
+    let result = py
+        .allow_threads(|| api::bench_for(name, duration, &mut scenario::python_tick(None, duration, &mut stopped_by)));
     if let Some(e) = stopped_by {
         return Err(e);
     }

@@ -65,9 +65,34 @@ impl PyScenario {
     }
 }
 
+/// The engine's tick for a run started from Python, which ends at `end` simulated seconds: it
+/// takes the GIL as `GilPacing` lets it, honours Ctrl-C and asks `progress`. `false` stops the
+/// run; an exception (Ctrl-C's `KeyboardInterrupt`, or one the callback raised) is kept in
+/// `stopped_by` for the caller to raise.
+pub fn python_tick<'a>(
+    progress: Option<&'a PyObject>,
+    end: f64,
+    stopped_by: &'a mut Option<PyErr>,
+) -> impl FnMut(f64) -> bool + 'a {
+    let mut pacing = GilPacing::new(progress.is_some());
+    move |done: f64| {
+        let asked = Instant::now();
+        if !pacing.due(asked, done >= end) {
+            return true;
+        }
+        Python::with_gil(|py| {
+            pacing.taken(asked, Instant::now());
+            poll(py, progress, done).unwrap_or_else(|e| {
+                *stopped_by = Some(e);
+                false
+            })
+        })
+    }
+}
+
 /// Runs between engine steps with the GIL held: honours Ctrl-C, then asks the callback.
 /// `Ok(false)` stops the run; an exception raised by the callback stops it too.
-pub fn poll(py: Python<'_>, progress: Option<&PyObject>, done: f64) -> PyResult<bool> {
+fn poll(py: Python<'_>, progress: Option<&PyObject>, done: f64) -> PyResult<bool> {
     py.check_signals()?;
     match progress {
         None => Ok(true),
@@ -144,21 +169,7 @@ impl PyScenario {
             run: Some(RunInfo::new(&self.inner, seed.unwrap_or(self.inner.seed()))),
         };
         let outcome = py.allow_threads(|| {
-            let mut pacing = GilPacing::new(progress.is_some());
-            let end = self.inner.duration_secs();
-            let mut tick = |done: f64| {
-                let asked = Instant::now();
-                if !pacing.due(asked, done >= end) {
-                    return true;
-                }
-                Python::with_gil(|py| {
-                    pacing.taken(asked, Instant::now());
-                    poll(py, progress.as_ref(), done).unwrap_or_else(|e| {
-                        stopped_by = Some(e);
-                        false
-                    })
-                })
-            };
+            let mut tick = python_tick(progress.as_ref(), self.inner.duration_secs(), &mut stopped_by);
             // A Python controller that raises unwinds to here (controllers.rs); the world it
             // ran in is dropped on the way.
             let run = || {
