@@ -41,7 +41,7 @@ package-check: setup
 	$(BIN)/python -m pytest -q -m package python/tests/test_package.py
 
 bench: setup
-	$(BIN)/ndncc bench
+	$(BIN)/ndncc bench --repeat 5
 	$(BIN)/ndncc bench --command
 
 clean:

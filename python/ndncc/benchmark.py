@@ -51,6 +51,57 @@ def run_alone(name: str, duration: float) -> dict:
     return json.loads(child.stdout.splitlines()[-1])
 
 
+#: Most runs of each scenario ``ndncc bench --repeat`` takes.
+MAX_REPEAT = 100
+
+#: What a run measures of the machine rather than of the simulation: these vary from run to
+#: run, and a repeated benchmark reports their medians.
+TIMED = ("wall_seconds", "setup_seconds", "ns_per_hop", "packet_hops_per_s", "peak_rss_mb")
+
+#: What a run simulates: the same in every run of one scenario, or the engine is not
+#: deterministic.
+SIMULATED = ("sim_seconds", "events", "packet_hops", "recorded_rows", "recorded_mb")
+
+
+def combine(runs: list[dict]) -> dict:
+    """One scenario's measurement from its runs: the median of each timed figure, the range of
+    ``ns_per_hop``, and the number of runs. Runs that simulated different things (events,
+    hops, rows) are an :class:`ndncc.InternalError`: the engine must not depend on the run."""
+    first = runs[0]
+    for key in SIMULATED:
+        seen = sorted({r[key] for r in runs})
+        if len(seen) > 1:
+            raise _core.InternalError(
+                f"benchmark {first['scenario']}: its runs simulated different {key} ({seen}); "
+                "the engine is not deterministic"
+            )
+    combined = {**first, **{key: statistics.median(r[key] for r in runs) for key in TIMED}}
+    per_hop = [r["ns_per_hop"] for r in runs]
+    return {**combined, "runs": len(runs), "ns_per_hop_min": min(per_hop), "ns_per_hop_max": max(per_hop)}
+
+
+def run_rounds(names: list[str], duration: float, repeat: int, on_run=None, on_done=None) -> list[dict]:
+    """Benchmark each of ``names`` ``repeat`` times, each run in a fresh interpreter
+    (:func:`run_alone`), in rounds (every scenario once, then again), so that a machine that
+    slows down for a while slows every scenario alike rather than all runs of one. Returns each
+    scenario's measurement (:func:`combine`), in the order of ``names``.
+
+    ``on_run(name, round)`` is called before each run (rounds count from 1), and
+    ``on_done(measurement)`` as each scenario's last run ends."""
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    done = []
+    for round_ in range(1, repeat + 1):
+        for name in names:
+            if on_run is not None:
+                on_run(name, round_)
+            runs[name].append(run_alone(name, duration))
+            if round_ == repeat:
+                done.append(combine(runs[name]))
+                if on_done is not None:
+                    on_done(done[-1])
+    return done
+
+
 def _failed(what: str, child: subprocess.CompletedProcess) -> _core.InternalError:
     """The error for a child process that failed: ``what``, with its last line on stderr."""
     last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]

@@ -349,23 +349,40 @@ def wide_console() -> Console:
     f"default {_core.BENCH_SECONDS:g}).",
 )
 @click.option(
+    "--repeat",
+    type=int,
+    metavar="N",
+    help="Runs of each scenario, in rounds; the timings reported are their medians, with the "
+    "range of ns/hop (default 1; with --command, its timed runs, default 5).",
+)
+@click.option(
     "--command",
     is_flag=True,
     help="Instead, time `ndncc run` of the shipped e4-ndnsim scenario end to end, against the "
     "engine's own time.",
 )
 @guarded
-def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[float], command: bool) -> None:
+def bench(
+    json_: bool,
+    scenario: Optional[str],
+    all_: bool,
+    duration: Optional[float],
+    repeat: Optional[int],
+    command: bool,
+) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
     from rich.table import Column, Table
 
     from . import benchmark
 
+    if repeat is not None and not 1 <= repeat <= benchmark.MAX_REPEAT:
+        raise BadInput(f"--repeat: {repeat} is not a number of runs from 1 to {benchmark.MAX_REPEAT}")
     if command:
         if scenario is not None or all_ or duration is not None:
             raise BadInput("--command runs its own scenario: it excludes --scenario, --all and --duration")
-        bench_command(json_)
+        bench_command(json_, benchmark.COMMAND_RUNS if repeat is None else repeat)
         return
+    repeat = 1 if repeat is None else repeat
     most = _core.BENCH_MAX_SECONDS
     duration = _core.BENCH_SECONDS if duration is None else duration
     if not (0.0 < duration <= most):  # also false for NaN
@@ -378,15 +395,19 @@ def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[f
         if scenario not in known:
             raise BadInput(f"no benchmark scenario {scenario!r} (known: {', '.join(known)})")
         names = [scenario]
-    results = []
-    stderr = stderr_console()
-    for name in names:
-        with stderr.status(f"bench {name}"):
-            results.append(benchmark.run_alone(name, duration))
-        if json_:
-            click.echo(json.dumps(results[-1]))
+    with stderr_console().status("bench") as status:
+
+        def running(name: str, round_: int) -> None:
+            status.update(f"bench {name}" + (f" (run {round_} of {repeat})" if repeat > 1 else ""))
+
+        def done(measurement: dict) -> None:
+            if json_:
+                click.echo(json.dumps(measurement))
+
+        results = benchmark.run_rounds(names, duration, repeat, on_run=running, on_done=done)
     if not json_:
         # Events and simulated seconds are in --json; the table keeps to a terminal's width.
+        spread = ["ns/hop range"] if repeat > 1 else []
         table = Table(
             Column("scenario", no_wrap=True),
             "set-up s",
@@ -394,6 +415,7 @@ def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[f
             "packet hops",
             "hops/s",
             "ns/hop",
+            *spread,
             "peak MB",
             "recorded MB",
         )
@@ -405,20 +427,24 @@ def bench(json_: bool, scenario: Optional[str], all_: bool, duration: Optional[f
                 f"{r['packet_hops']:,}",
                 f"{r['packet_hops_per_s']:,.0f}",
                 f"{r['ns_per_hop']:,.0f}",
+                *([f"{r['ns_per_hop_min']:,.0f}-{r['ns_per_hop_max']:,.0f}"] if spread else []),
                 f"{r['peak_rss_mb']:.1f}",
                 f"{r['recorded_mb']:.1f}",
             )
+        if repeat > 1:
+            table.caption = f"medians of {repeat} runs each"
         wide_console().print(table)
 
 
-def bench_command(json_: bool) -> None:
-    """``ndncc bench --command``: ``ndncc run`` of an E4 scenario, wall time against the engine's."""
+def bench_command(json_: bool, runs: int) -> None:
+    """``ndncc bench --command``: ``ndncc run`` of an E4 scenario, wall time against the engine's,
+    over ``runs`` timed runs."""
     from rich.table import Table
 
     from . import benchmark, shipped
 
     with stderr_console().status(f"ndncc run {benchmark.COMMAND_SCENARIO}"):
-        r = benchmark.time_command(shipped.scenario_path(benchmark.COMMAND_SCENARIO), benchmark.COMMAND_RUNS)
+        r = benchmark.time_command(shipped.scenario_path(benchmark.COMMAND_SCENARIO), runs)
     if json_:
         click.echo(json.dumps(r))
         return

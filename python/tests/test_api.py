@@ -222,6 +222,62 @@ def test_each_benchmark_of_the_command_line_reports_its_own_peak_memory():
     assert small["peak_rss_mb"] < big["peak_rss_mb"] - 50
 
 
+def _measurement(scenario: str, ns_per_hop: float, events: int = 100) -> dict:
+    """A benchmark run's dict, as ``_core.bench`` gives it."""
+    hops = 1000
+    return {
+        "scenario": scenario,
+        "sim_seconds": 1.0,
+        "wall_seconds": ns_per_hop * hops * 1e-9,
+        "events": events,
+        "packet_hops": hops,
+        "packet_hops_per_s": 1e9 / ns_per_hop,
+        "ns_per_hop": ns_per_hop,
+        "peak_rss_mb": 10.0,
+        "recorded_rows": 5,
+        "recorded_mb": 0.1,
+        "setup_seconds": 0.001,
+    }
+
+
+def test_a_repeated_benchmark_reports_medians_and_the_range_per_hop():
+    from ndncc import benchmark
+
+    runs = [_measurement("d", ns) for ns in (130.0, 100.0, 110.0)]
+    r = benchmark.combine(runs)
+    assert (r["runs"], r["ns_per_hop"], r["ns_per_hop_min"], r["ns_per_hop_max"]) == (3, 110.0, 100.0, 130.0)
+    assert r["wall_seconds"] == pytest.approx(110e-6) and r["events"] == 100
+    # Runs of one scenario must simulate the same thing; the engine is deterministic.
+    with pytest.raises(
+        ndncc.InternalError, match="d: its runs simulated different events .*not deterministic"
+    ):
+        benchmark.combine([_measurement("d", 100.0, events=100), _measurement("d", 100.0, events=101)])
+
+
+def test_a_repeated_benchmark_runs_in_rounds(monkeypatch):
+    from ndncc import benchmark
+
+    calls: list[str] = []
+
+    def run_alone(name: str, duration: float) -> dict:
+        calls.append(name)
+        return _measurement(name, 100.0 + len(calls))
+
+    monkeypatch.setattr(benchmark, "run_alone", run_alone)
+    started, finished = [], []
+    done = benchmark.run_rounds(
+        ["a", "b"], 1.0, 3, on_run=lambda n, k: started.append((n, k)), on_done=finished.append
+    )
+    # Every scenario once, then again: a slow spell of the machine falls on all alike.
+    assert calls == ["a", "b"] * 3
+    assert started == [("a", 1), ("b", 1), ("a", 2), ("b", 2), ("a", 3), ("b", 3)]
+    assert [r["scenario"] for r in done] == ["a", "b"] and finished == done
+    assert [(r["ns_per_hop_min"], r["ns_per_hop"], r["ns_per_hop_max"]) for r in done] == [
+        (101.0, 103.0, 105.0),
+        (102.0, 104.0, 106.0),
+    ]
+
+
 def _children(pid: int) -> list[int]:
     """Live child processes of ``pid``, from /proc."""
     found = []

@@ -150,19 +150,42 @@ def test_bench_runs_a_scale_case_for_the_duration_asked(capsys):
     assert code == 0 and "set-up" in out
 
 
+def test_bench_repeat_reports_the_median_run_and_the_range(capsys):
+    code, out, _ = ndncc(
+        capsys, "bench", "--json", "--scenario", "dumbbell-1", "--duration", "0.5", "--repeat", "3"
+    )
+    assert code == 0
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert row["runs"] == 3 and row["events"] > 0
+    assert row["ns_per_hop_min"] <= row["ns_per_hop"] <= row["ns_per_hop_max"]
+    code, out, _ = ndncc(capsys, "bench", "--scenario", "dumbbell-1", "--duration", "0.5", "--repeat", "2")
+    assert code == 0 and "ns/hop range" in out and "medians of 2 runs" in out
+    # One run, as before: no range column.
+    code, out, _ = ndncc(capsys, "bench", "--scenario", "dumbbell-1", "--duration", "0.5")
+    assert code == 0 and "range" not in out
+
+
 def test_bench_command_times_ndncc_run_against_the_engine(capsys, monkeypatch, scenario_file):
     from ndncc import benchmark, shipped
 
     # The shipped E4 run takes a third of a second each time; a two-node run shows the same.
     monkeypatch.setattr(shipped, "scenario_path", lambda name: scenario_file)
-    monkeypatch.setattr(benchmark, "COMMAND_RUNS", 2)
-    code, out, _ = ndncc(capsys, "bench", "--command", "--json")
+    code, out, _ = ndncc(capsys, "bench", "--command", "--json", "--repeat", "2")
     r = json.loads(out)
     assert code == 0 and r["command"] == f"ndncc run {scenario_file.name}" and r["runs"] == 2
     assert r["wall_seconds"] > r["engine_seconds"] > 0
     assert r["wall_per_engine_min"] <= r["wall_per_engine"] <= r["wall_per_engine_max"]
+    monkeypatch.setattr(benchmark, "COMMAND_RUNS", 1)
     code, out, _ = ndncc(capsys, "bench", "--command")
-    assert code == 0 and "wall / engine" in out
+    assert code == 0 and "wall / engine" in out and "│ 1 " in out
+
+
+def test_bench_help_gives_the_default_runs_of_the_command(capsys, monkeypatch):
+    from ndncc import benchmark
+
+    assert f"with --command, its timed runs, default {benchmark.COMMAND_RUNS})" in help_text(
+        capsys, monkeypatch, "bench"
+    )
 
 
 @pytest.mark.parametrize(
@@ -174,6 +197,9 @@ def test_bench_command_times_ndncc_run_against_the_engine(capsys, monkeypatch, s
         (["--all", "--scenario", "dumbbell-1"], "--scenario and --all exclude each other"),
         (["--command", "--duration", "5"], "--command runs its own scenario: it excludes"),
         (["--command", "--all"], "--command runs its own scenario: it excludes"),
+        (["--repeat", "0"], "--repeat: 0 is not a number of runs from 1 to 100"),
+        (["--repeat", "101"], "--repeat: 101 is not a number of runs from 1 to 100"),
+        (["--command", "--repeat", "-1"], "--repeat: -1 is not a number of runs from 1 to 100"),
     ],
 )
 def test_bench_refuses_bad_options_naming_them(capsys, args, message):
