@@ -27,6 +27,17 @@ COMMAND_SCENARIO = "e4-ndnsim.toml"
 #: Timed runs of it, after one untimed run that warms the file cache and the bytecode.
 COMMAND_RUNS = 5
 
+#: Most runs of each scenario ``ndncc bench --repeat`` takes.
+MAX_REPEAT = 100
+
+#: What a run measures of the machine rather than of the simulation: these vary from run to
+#: run, and a repeated benchmark reports their medians.
+TIMED = ("wall_seconds", "setup_seconds", "ns_per_hop", "packet_hops_per_s", "peak_rss_mb")
+
+#: What a run simulates: the same in every run of one scenario, or the engine is not
+#: deterministic.
+SIMULATED = ("sim_seconds", "events", "packet_hops", "recorded_rows", "recorded_mb")
+
 
 def run_alone(name: str, duration: float) -> dict:
     """Benchmark ``name`` for ``duration`` simulated seconds in a fresh interpreter and return its
@@ -49,18 +60,6 @@ def run_alone(name: str, duration: float) -> dict:
     if child.returncode != 0 or not child.stdout.strip():
         raise _failed(f"benchmark {name}", child)
     return json.loads(child.stdout.splitlines()[-1])
-
-
-#: Most runs of each scenario ``ndncc bench --repeat`` takes.
-MAX_REPEAT = 100
-
-#: What a run measures of the machine rather than of the simulation: these vary from run to
-#: run, and a repeated benchmark reports their medians.
-TIMED = ("wall_seconds", "setup_seconds", "ns_per_hop", "packet_hops_per_s", "peak_rss_mb")
-
-#: What a run simulates: the same in every run of one scenario, or the engine is not
-#: deterministic.
-SIMULATED = ("sim_seconds", "events", "packet_hops", "recorded_rows", "recorded_mb")
 
 
 def combine(runs: list[dict]) -> dict:

@@ -32,13 +32,13 @@ from .. import output, report
 
 #: ``progress(label, sim_seconds_done, sim_seconds_total)``.
 Progress = Callable[[str, float, float], None]
+Reproduce = Callable[[Path, bool, Progress], list]
 
 #: Whether each run of a reproduction draws its own figures into its folder (``ndncc reproduce
 #: --figures``). Off by default, as for ``ndncc run``: a reproduction's 142 runs would spend two
 #: thirds of its time drawing them. An experiment's own figures, which its report shows, are
 #: drawn either way; ``ndncc plot DIR/<experiment>/<variant>`` draws a run's later.
 RUN_FIGURES: ContextVar[bool] = ContextVar("run_figures", default=False)
-Reproduce = Callable[[Path, bool, Progress], list]
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _REGISTRY: dict[str, "Experiment"] = {}
