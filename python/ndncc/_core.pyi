@@ -16,6 +16,7 @@ class LongTableDict(TypedDict):
     value: npt.NDArray[np.float64]
     entities: list[str]
     metrics: list[str]
+    ordered: NotRequired[bool]
 
 class SummaryRowDict(TypedDict):
     entity: str

@@ -15,28 +15,35 @@ import importlib
 import sys
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, Optional
 
 
-def _import_all(names: tuple[str, ...]) -> None:
-    for name in names:
-        try:
+def _import_all(names: tuple[str, ...], warm: Optional[str]) -> None:
+    try:
+        for name in names:
             importlib.import_module(name)
-        except BaseException:  # noqa: B036 - the main thread's own import will raise it again
-            return
+        if warm is not None:
+            module, _, function = warm.rpartition(".")
+            getattr(importlib.import_module(module), function)()
+    except BaseException:  # noqa: B036 - the main thread's own import or call will raise it again
+        return
 
 
 @contextmanager
-def importing(*names: str) -> Iterator[None]:
-    """Within the block, import ``names`` on a daemon thread (the ones not imported yet).
+def importing(*names: str, warm: Optional[str] = None) -> Iterator[None]:
+    """Within the block, import ``names`` on a daemon thread (the ones not imported yet), then
+    call the function ``warm`` names (``"module.function"``), if any.
 
-    Leaving the block waits for the thread, so that whatever comes after finds the modules
-    imported (or, if one failed, imports it again and sees its error where it is used)."""
+    ``warm`` runs what comes after the block once, on a tiny input: the first call of a polars
+    function faults in its code and its memory pools, some 10-20 ms that are then spent beside the
+    engine rather than after it. Leaving the block waits for the thread, so that whatever comes
+    after finds the modules imported (or, if one failed, imports it again and sees its error
+    where it is used)."""
     missing = tuple(n for n in names if n not in sys.modules)
     if not missing:
         yield
         return
-    thread = threading.Thread(target=_import_all, args=(missing,), name="ndncc-preload", daemon=True)
+    thread = threading.Thread(target=_import_all, args=(missing, warm), name="ndncc-preload", daemon=True)
     thread.start()
     try:
         yield

@@ -104,7 +104,7 @@ class Scenario:
         path = None if trace is None else os.fspath(trace)
         # What the result is built with is imported beside the engine (see ndncc.preload);
         # polars imports numpy.ma the first time it takes a numpy array, which Result does.
-        with preload.importing("ndncc.result", "numpy.ma"):
+        with preload.importing("ndncc.result", "numpy.ma", warm="ndncc.result.warm_up"):
             raw = self._core.run(seed=seed, progress=progress, pcap=path)
         from .result import Result
 

@@ -78,7 +78,7 @@ def test_a_run_imports_the_result_module_beside_the_engine_and_gets_the_same_res
 def test_preload_imports_on_another_thread_and_waits_for_it_at_the_end(monkeypatch):
     threads = []
 
-    def record(names):
+    def record(names, warm):
         threads.append((threading.current_thread().name, names))
 
     monkeypatch.setattr(preload, "_import_all", record)
@@ -92,6 +92,23 @@ def test_preload_imports_on_another_thread_and_waits_for_it_at_the_end(monkeypat
     assert threads == []
 
 
+def test_the_preload_thread_warms_up_once_it_has_imported(tmp_path, monkeypatch):
+    (tmp_path / "ndncc_warm_probe.py").write_text(
+        "import threading\ncalls = []\ndef warm():\n    calls.append(threading.current_thread().name)\n"
+    )
+    monkeypatch.syspath_prepend(os.fspath(tmp_path))
+    with preload.importing("ndncc_warm_probe", warm="ndncc_warm_probe.warm"):
+        pass
+    assert sys.modules.pop("ndncc_warm_probe").calls == ["ndncc-preload"]
+
+
+def test_the_result_s_warm_up_builds_and_encodes_a_table():
+    # The preload thread swallows its errors, so a warm-up that broke would go unnoticed there.
+    from ndncc import result
+
+    result.warm_up()
+
+
 def test_a_module_that_fails_to_import_on_the_preload_thread_fails_where_it_is_used():
     with preload.importing("ndncc_no_such_module_b"):
         pass
@@ -102,7 +119,6 @@ def test_a_module_that_fails_to_import_on_the_preload_thread_fails_where_it_is_u
 
 @pytest.mark.parametrize("preset, expected", [(None, "1"), ("3", "3")])
 def test_the_script_keeps_openblas_to_one_thread_unless_the_user_chose(monkeypatch, preset, expected):
-    import gc
 
     from ndncc import cli
 
@@ -110,14 +126,50 @@ def test_the_script_keeps_openblas_to_one_thread_unless_the_user_chose(monkeypat
         monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     else:
         monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
-    seen = []
+    seen, left = [], []
     monkeypatch.setattr(cli, "main", lambda: seen.append(os.environ.get("OPENBLAS_NUM_THREADS")) or 7)
-    try:
-        with pytest.raises(SystemExit) as exit_:
-            cli.script()
-    finally:
-        gc.unfreeze()  # the script freezes the collector for its exit; this process goes on
-    assert (seen, exit_.value.code) == ([expected], 7)
+    monkeypatch.setattr(cli, "leave", left.append)
+    cli.script()
+    assert (seen, left) == ([expected], [7])
+
+
+LEAVE = """
+import atexit, sys, threading, time
+from ndncc.cli import leave
+{setup}
+atexit.register(lambda: print("exit handler ran", flush=True))
+sys.stdout.write("written, not flushed;")
+leave({code})
+print("not reached")
+"""
+
+
+def _leave(setup: str = "", code: int = 3) -> subprocess.CompletedProcess:
+    script = LEAVE.format(setup=setup, code=code)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+
+
+def test_the_script_leaves_with_its_code_after_the_exit_handlers_and_flushed_output():
+    done = _leave()
+    assert (done.returncode, done.stdout) == (3, "written, not flushed;exit handler ran\n")
+
+
+def test_leaving_waits_for_a_thread_that_is_not_a_daemon():
+    late = "threading.Thread(target=lambda: (time.sleep(0.3), print('late thread done'))).start()"
+    done = _leave(late)
+    assert done.returncode == 3
+    assert "late thread done" in done.stdout and "exit handler ran" in done.stdout
+
+
+def test_output_that_cannot_be_flushed_makes_the_exit_code_120():
+    broken = (
+        "class Broken:\n"
+        "    def write(self, s): return len(s)\n"
+        "    def flush(self): raise BrokenPipeError\n"
+        "sys.stdout = Broken()"
+    )
+    assert _leave(broken, code=0).returncode == 120
+    assert _leave(broken, code=2).returncode == 2
 
 
 def test_the_ndncc_script_runs_and_exits_with_its_command_s_code(tmp_path):

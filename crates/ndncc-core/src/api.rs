@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::instantiate::{build_world, BuildError};
-use crate::recorder::Columns;
+pub use crate::long_table::LongTable;
 pub use crate::recorder::SummaryRow;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::{SimDuration, SimTime};
@@ -31,94 +31,6 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions { seed: None, progress_every_s: 1.0, stall_limit: None, pcap: None }
     }
-}
-
-/// A long-format table: row i is (t[i] seconds, entities[entity[i]], metrics[metric[i]], value[i]).
-#[derive(Clone, Debug, Default)]
-pub struct LongTable {
-    pub t: Vec<f64>,
-    pub entity: Vec<u32>,
-    pub metric: Vec<u32>,
-    pub value: Vec<f64>,
-    pub entities: Vec<String>,
-    pub metrics: Vec<String>,
-}
-
-impl LongTable {
-    fn from_columns(c: Columns, entities: &[String], metrics: &[String]) -> LongTable {
-        let (t, entity, metric, value) = c.into_columns(|ns| ns as f64 / 1e9);
-        LongTable { t, entity, metric, value, entities: entities.to_vec(), metrics: metrics.to_vec() }
-    }
-    pub fn len(&self) -> usize {
-        self.t.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.t.is_empty()
-    }
-
-    /// Put the rows in the order the Python tables have (`ndncc.output.sort_long`): by entity
-    /// name, then metric name, then time, rows equal in all three staying in the order they
-    /// were recorded. The engine records in time order, so each (entity, metric) pair's rows
-    /// are in time order already: two stable counting sorts, by metric rank and then by entity
-    /// rank, do it in linear time and memory (a string sort of a 420,000-row table took polars
-    /// 45 ms, half the engine's time for `e4-ndnsim`). A pair whose rows are not in time order
-    /// is sorted by time on its own.
-    pub fn sort_by_names(&mut self) {
-        let (er, mr) = (name_ranks(&self.entities), name_ranks(&self.metrics));
-        let rank = |r: &[usize], at: u32| usize::try_from(at).ok().and_then(|a| r.get(a).copied()).unwrap_or(0);
-        let pair = |i: usize| (rank(&er, self.entity[i]), rank(&mr, self.metric[i]));
-        let rows: Vec<usize> = (0..self.len()).collect();
-        // A name index out of range ranks 0, which must be a key even when a list is empty.
-        let by_metric = stable_counting_sort(&rows, mr.len().max(1), |i| pair(i).1);
-        let mut order = stable_counting_sort(&by_metric, er.len().max(1), |i| pair(i).0);
-        let mut from = 0;
-        while from < order.len() {
-            let key = pair(order[from]);
-            let to = from + order[from..].iter().take_while(|&&i| pair(i) == key).count();
-            let rows = &mut order[from..to];
-            if rows.windows(2).any(|p| self.t[p[0]] > self.t[p[1]]) {
-                rows.sort_by(|&a, &b| self.t[a].total_cmp(&self.t[b]));
-            }
-            from = to;
-        }
-        self.t = order.iter().map(|&i| self.t[i]).collect();
-        self.entity = order.iter().map(|&i| self.entity[i]).collect();
-        self.metric = order.iter().map(|&i| self.metric[i]).collect();
-        self.value = order.iter().map(|&i| self.value[i]).collect();
-    }
-}
-
-/// `rows` ordered by `key` (below `keys`), rows of equal key keeping their order.
-fn stable_counting_sort(rows: &[usize], keys: usize, key: impl Fn(usize) -> usize) -> Vec<usize> {
-    let mut next = vec![0usize; keys + 1];
-    for &i in rows {
-        next[key(i) + 1] += 1;
-    }
-    for k in 1..next.len() {
-        next[k] += next[k - 1];
-    }
-    let mut out = vec![0; rows.len()];
-    for &i in rows {
-        let k = key(i);
-        out[next[k]] = i;
-        next[k] += 1;
-    }
-    out
-}
-
-/// Each name's rank in byte order, equal names ranking equal.
-fn name_ranks(names: &[String]) -> Vec<usize> {
-    let mut by_name: Vec<usize> = (0..names.len()).collect();
-    by_name.sort_by(|&a, &b| names[a].cmp(&names[b]));
-    let mut ranks = vec![0; names.len()];
-    let mut rank = 0;
-    for (k, &i) in by_name.iter().enumerate() {
-        if k > 0 && names[i] != names[by_name[k - 1]] {
-            rank += 1;
-        }
-        ranks[i] = rank;
-    }
-    ranks
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -219,7 +131,7 @@ fn finish_trace(tap: &Arc<Mutex<PcapTap>>, path: &std::path::Path) -> Result<Vec
     tap.finish().map_err(|e| trace_error(path, e))
 }
 
-fn collect(world: World, seed: u64, wall: f64) -> RunOutput {
+fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
     let summary = world.summary();
     let stats = RunStats {
         sim_seconds: world.end_time().as_secs_f64(),
@@ -227,12 +139,14 @@ fn collect(world: World, seed: u64, wall: f64) -> RunOutput {
         events: world.counters.events,
         packet_hops: world.counters.packet_hops,
     };
-    let rec = world.recorder;
+    // The world's memory goes back before the tables are built, which may then reuse it.
+    let rec = std::mem::take(&mut world.recorder);
+    drop(world);
     let entities = rec.entity_names().to_vec();
     let metrics = rec.metric_names().to_vec();
     RunOutput {
-        series: LongTable::from_columns(rec.series, &entities, &metrics),
-        faces: LongTable::from_columns(rec.faces, &entities, &metrics),
+        series: LongTable::from_columns(&rec.series, &entities, &metrics),
+        faces: LongTable::from_columns(&rec.faces, &entities, &metrics),
         summary,
         stats,
         seed,
@@ -344,63 +258,6 @@ mod tests {
         }
         let e = bench_for("dumbbell-0", 1.0, &mut |_| true).expect_err("no such benchmark").to_string();
         assert!(e.contains("unknown benchmark 'dumbbell-0'") && e.contains("grid-32"), "{e}");
-    }
-
-    /// The rows of `t` as (t, entity name, metric name, value), in order.
-    fn named_rows(t: &LongTable) -> Vec<(f64, String, String, f64)> {
-        (0..t.len())
-            .map(|i| {
-                let (e, m) = (t.entity[i] as usize, t.metric[i] as usize);
-                (t.t[i], t.entities[e].clone(), t.metrics[m].clone(), t.value[i])
-            })
-            .collect()
-    }
-
-    proptest::proptest! {
-        /// Whatever the rows and names (repeated names, rows out of time order, ties), the
-        /// order is that of a stable sort by entity name, metric name and time, as polars'
-        /// `sort(["entity", "metric", "t"], maintain_order=True)` gives.
-        #[test]
-        fn rows_sorted_by_names_come_in_the_order_of_a_stable_sort_by_name_and_time(
-            entities in proptest::collection::vec("[ab\u{e9}]{0,2}", 1..5),
-            metrics in proptest::collection::vec("[xy]{0,2}", 1..4),
-            rows in proptest::collection::vec((0u8..6, 0u32..5, 0u32..4), 0..60),
-        ) {
-            let mut table = LongTable { entities, metrics, ..LongTable::default() };
-            for (k, &(t, e, m)) in rows.iter().enumerate() {
-                table.t.push(f64::from(t) / 4.0);
-                table.entity.push(e % table.entities.len() as u32);
-                table.metric.push(m % table.metrics.len() as u32);
-                table.value.push(k as f64);
-            }
-            let mut expected = named_rows(&table);
-            expected.sort_by(|a, b| (&a.1, &a.2).cmp(&(&b.1, &b.2)).then(a.0.total_cmp(&b.0)));
-            table.sort_by_names();
-            proptest::prop_assert_eq!(named_rows(&table), expected);
-        }
-    }
-
-    /// The engine never writes a name index out of range, but a table built elsewhere may: such
-    /// a row ranks as the first name, and no name list, not even an empty one, makes it panic.
-    #[test]
-    fn rows_naming_no_entity_or_metric_sort_first_without_panicking() {
-        let table = |entities: &[&str], metrics: &[&str]| LongTable {
-            t: vec![2.0, 1.0, 0.0],
-            entity: vec![0, 7, 1],
-            metric: vec![0, 9, 0],
-            value: vec![0.0, 1.0, 2.0],
-            entities: entities.iter().map(|s| s.to_string()).collect(),
-            metrics: metrics.iter().map(|s| s.to_string()).collect(),
-        };
-        let mut named = table(&["b", "a"], &["x"]);
-        named.sort_by_names();
-        // Row 1 (bad indices) ranks as ("a", "x"), with row 2, and follows it in time; "b" last.
-        assert_eq!(named.value, vec![2.0, 1.0, 0.0]);
-        for (entities, metrics) in [(&[][..], &["x"][..]), (&["b", "a"][..], &[][..]), (&[][..], &[][..])] {
-            let mut t = table(entities, metrics);
-            t.sort_by_names();
-            assert_eq!(t.len(), 3, "{entities:?} {metrics:?}");
-        }
     }
 
     #[test]

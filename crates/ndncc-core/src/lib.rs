@@ -24,6 +24,7 @@ pub mod histogram;
 pub mod ids;
 pub mod instantiate;
 pub mod linkservice;
+pub mod long_table;
 pub mod loss;
 pub mod module;
 pub mod names;

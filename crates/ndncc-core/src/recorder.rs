@@ -293,24 +293,30 @@ impl Columns {
         walk
     }
 
-    /// The table as four columns: t, entity, metric, value, with each time (ns) turned into `T`
-    /// as the column is built.
-    pub fn into_columns<T: Copy>(self, time: impl Fn(u64) -> T) -> (Vec<T>, Vec<EntityId>, Vec<MetricId>, Vec<f64>) {
-        let n = self.len();
-        let (mut t, mut entity, mut metric) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-        let mut value = Vec::with_capacity(n);
-        let mut blocks = self.blocks();
-        while let Some((b, values)) = blocks.current() {
-            t.extend(std::iter::repeat_n(time(b.t), b.len()));
+    /// Call `f(entity, metric)` for every row, in the order recorded: the keys alone, without
+    /// rebuilding the values.
+    #[inline]
+    pub fn for_each_key(&self, mut f: impl FnMut(EntityId, MetricId)) {
+        for b in &self.blocks {
             for &k in &self.keys[b.keys_at..b.keys_at + b.len()] {
                 let (e, m) = unkey(k);
-                entity.push(e);
-                metric.push(m);
+                f(e, m);
             }
-            value.extend_from_slice(values);
+        }
+    }
+
+    /// Call `f(t in ns, entity, metric, value)` for every row, in the order recorded (what
+    /// `rows` gives, a block at a time).
+    #[inline]
+    pub fn for_each_row(&self, mut f: impl FnMut(u64, EntityId, MetricId, f64)) {
+        let mut blocks = self.blocks();
+        while let Some((b, values)) = blocks.current() {
+            for (&k, &v) in self.keys[b.keys_at..b.keys_at + b.len()].iter().zip(values) {
+                let (e, m) = unkey(k);
+                f(b.t, e, m, v);
+            }
             blocks.advance();
         }
-        (t, entity, metric, value)
     }
 
     /// Bytes the rows take as stored: 8 per stored value and 8 per changed-bits word, plus
@@ -464,6 +470,16 @@ impl SummaryRow {
 mod tests {
     use super::*;
 
+    /// The rows as `for_each_row` gives them, its keys checked against `for_each_key`'s.
+    fn walked(c: &Columns) -> Vec<(u64, EntityId, MetricId, f64)> {
+        let mut rows = Vec::new();
+        c.for_each_row(|t, e, m, v| rows.push((t, e, m, v)));
+        let mut keys = Vec::new();
+        c.for_each_key(|e, m| keys.push((e, m)));
+        assert_eq!(keys, rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>());
+        rows
+    }
+
     #[test]
     fn names_are_interned_once_and_event_samples_obey_the_switch() {
         let mut r = Recorder::new(false);
@@ -499,9 +515,7 @@ mod tests {
         // block follows the odd one, and only the previous block is compared). The open block
         // repeats the first key of the block before it, so it has none of its own so far.
         assert_eq!(c.keys.len(), 3 + 1 + 3);
-        let (t, e, m, v) = c.clone().into_columns(|ns| ns);
-        let back: Vec<_> = (0..t.len()).map(|i| (t[i], e[i], m[i], v[i])).collect();
-        assert_eq!(back, rows);
+        assert_eq!(walked(&c), rows);
     }
 
     #[test]
@@ -530,9 +544,7 @@ mod tests {
         assert_eq!(c.changed.len(), 9 * 2 + 1);
         assert_eq!(c.len(), rows.len());
         assert_eq!(c.rows().collect::<Vec<_>>(), rows);
-        let (t, e, m, v) = c.into_columns(|ns| ns);
-        let back: Vec<_> = (0..t.len()).map(|i| (t[i], e[i], m[i], v[i])).collect();
-        assert_eq!(back, rows);
+        assert_eq!(walked(&c), rows);
     }
 
     proptest::proptest! {
@@ -552,9 +564,7 @@ mod tests {
             }
             let bits = |r: (u64, u32, u32, f64)| (r.0, r.1, r.2, r.3.to_bits());
             proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows.clone());
-            let (ts, es, ms, vs) = c.into_columns(|ns| ns);
-            let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i].to_bits())).collect();
-            proptest::prop_assert_eq!(back, rows);
+            proptest::prop_assert_eq!(walked(&c).into_iter().map(bits).collect::<Vec<_>>(), rows);
         }
 
         /// Reading at any point, an open block half repeated included, gives the rows pushed
@@ -621,9 +631,7 @@ mod tests {
             }
             proptest::prop_assert_eq!(c.keys.len(), keys_stored);
             proptest::prop_assert_eq!(c.rows().map(bits).collect::<Vec<_>>(), rows.clone());
-            let (ts, es, ms, vs) = c.into_columns(|ns| ns);
-            let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i].to_bits())).collect();
-            proptest::prop_assert_eq!(back, rows);
+            proptest::prop_assert_eq!(walked(&c).into_iter().map(bits).collect::<Vec<_>>(), rows);
         }
 
         #[test]
@@ -638,9 +646,7 @@ mod tests {
                 rows.push((t, e, m, v));
             }
             proptest::prop_assert_eq!(c.rows().collect::<Vec<_>>(), rows.clone());
-            let (ts, es, ms, vs) = c.into_columns(|ns| ns);
-            let back: Vec<_> = (0..ts.len()).map(|i| (ts[i], es[i], ms[i], vs[i])).collect();
-            proptest::prop_assert_eq!(back, rows);
+            proptest::prop_assert_eq!(walked(&c), rows);
         }
     }
 }

@@ -13,6 +13,8 @@ fn long_table<'py>(py: Python<'py>, tab: LongTable) -> PyResult<Bound<'py, PyDic
     d.set_item("value", PyArray1::from_vec_bound(py, tab.value))?;
     d.set_item("entities", tab.entities)?;
     d.set_item("metrics", tab.metrics)?;
+    // A run's tables come in the one row order of long tables (`LongTable::from_columns`).
+    d.set_item("ordered", true)?;
     Ok(d)
 }
 

@@ -172,14 +172,7 @@ impl PyScenario {
             let mut tick = python_tick(progress.as_ref(), self.inner.duration_secs(), &mut stopped_by);
             // A Python controller that raises unwinds to here (controllers.rs); the world it
             // ran in is dropped on the way.
-            let run = || {
-                // The Python tables' row order, put in here without the GIL (see `sort_by_names`).
-                api::run(&self.inner, &opts, &mut tick).map(|mut out| {
-                    out.series.sort_by_names();
-                    out.faces.sort_by_names();
-                    out
-                })
-            };
+            let run = || api::run(&self.inner, &opts, &mut tick);
             context::within(ctx, || catch_unwind(AssertUnwindSafe(run)))
         });
         let outcome = match outcome {
