@@ -21,7 +21,7 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from .errors import BadInput, DamagedFile, MissingFile, one_line
 
@@ -196,14 +196,22 @@ def write_json(path: Path, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
+def encode_parquet(frame: pl.DataFrame, target: Union[str, Path, IO[bytes]]) -> None:
+    """A table as Parquet into a file or a buffer, with the fixed settings that make equal tables
+    give equal bytes."""
+    frame.rechunk().write_parquet(target, **_PARQUET_SETTINGS)
+
+
 def write_parquet(path: Path, frame: pl.DataFrame) -> None:
-    write_bytes(path, parquet_bytes(frame))
+    """A table as a Parquet file, written by polars itself rather than through a Python buffer."""
+    with atomic_path(path) as tmp:
+        encode_parquet(frame, tmp)
 
 
 def parquet_bytes(frame: pl.DataFrame) -> bytes:
-    """A table as Parquet, with the fixed settings that make equal tables give equal bytes."""
+    """A table as Parquet bytes (:func:`encode_parquet`)."""
     buf = io.BytesIO()
-    frame.rechunk().write_parquet(buf, **_PARQUET_SETTINGS)
+    encode_parquet(frame, buf)
     return buf.getvalue()
 
 

@@ -3,6 +3,7 @@ read back from a run folder (:func:`open_run`)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -80,9 +81,9 @@ def long_frame(table: _core.LongTableDict) -> pl.DataFrame:
 
 
 def warm_up() -> None:
-    """Build and encode a two-row table as a run's tables are (:func:`long_frame`, then
-    :func:`ndncc.output.parquet_bytes`), so that their first real call finds polars' code paged
-    in (see :func:`ndncc.preload.importing`)."""
+    """Build and write a two-row table as a run's tables are (:func:`long_frame`, then
+    :func:`ndncc.output.encode_parquet`, to the null device), so that their first real call finds
+    polars' code paged in (see :func:`ndncc.preload.importing`)."""
     table: _core.LongTableDict = {
         "t": np.array([0.0, 1.0]),
         "entity": np.zeros(2, dtype=np.uint32),
@@ -92,7 +93,7 @@ def warm_up() -> None:
         "metrics": ["up"],
         "ordered": True,
     }
-    output.parquet_bytes(long_frame(table))
+    output.encode_parquet(long_frame(table), os.devnull)
 
 
 def select(frame: pl.DataFrame, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
