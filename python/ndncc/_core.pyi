@@ -18,12 +18,12 @@ class LongTableDict(TypedDict):
     metrics: list[str]
     ordered: NotRequired[bool]
 
-class SummaryRowDict(TypedDict):
-    entity: str
-    kind: str
-    metric: str
-    value: float
-    unit: str
+class SummaryColumnsDict(TypedDict):
+    entity: list[str]
+    kind: list[str]
+    metric: list[str]
+    value: list[float]
+    unit: list[str]
 
 class StatsDict(TypedDict):
     sim_seconds: float
@@ -34,7 +34,7 @@ class StatsDict(TypedDict):
 class RunDict(TypedDict):
     series: LongTableDict
     faces: LongTableDict
-    summary: list[SummaryRowDict]
+    summary: SummaryColumnsDict
     stats: StatsDict
     seed: int
     trace: NotRequired[dict[str, tuple[int, int]]]

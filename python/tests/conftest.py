@@ -55,11 +55,13 @@ def fake_raw() -> dict:
             "entities": ["A->B"],
             "metrics": ["queue_packets"],
         },
-        "summary": [
-            {"entity": "A->B", "kind": "face", "metric": "drops", "value": 2.0, "unit": "count"},
-            {"entity": "c1", "kind": "consumer", "metric": "goodput", "value": 1.5, "unit": "Mbps"},
-            {"entity": "c0", "kind": "consumer", "metric": "mean_rtt", "value": float("nan"), "unit": "ms"},
-        ],
+        "summary": {
+            "entity": ["A->B", "c1", "c0"],
+            "kind": ["face", "consumer", "consumer"],
+            "metric": ["drops", "goodput", "mean_rtt"],
+            "value": [2.0, 1.5, float("nan")],
+            "unit": ["count", "Mbps", "ms"],
+        },
         "stats": {"sim_seconds": 0.3, "wall_seconds": 0.01, "events": 12, "packet_hops": 34},
         "seed": 7,
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 
 import numpy as np
 import polars as pl
@@ -154,6 +155,54 @@ def test_summary_rows_are_checked_against_the_schema(row, problem, tmp_path):
     with pytest.raises(ValueError, match=problem):
         output.write_summary(tmp_path / "s.json", [row])
     assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize(
+    "row, problem",
+    [
+        ({"variant": "v", "flow": "f", "metric": "m", "value": 1.0, "paper": None, "unit": 2}, "unit"),
+        ({"variant": "v", "flow": "f", "metric": "m", "value": 1.0, "paper": "x", "unit": "u"}, "paper"),
+        (["v", "f", "m", 1.0, None, "u"], "not an object"),
+    ],
+)
+def test_every_field_of_a_summary_row_is_checked(row, problem):
+    with pytest.raises(ValueError, match=f"summary row 1.*{problem}"):
+        output.check_summary_rows(
+            [{**dict.fromkeys(output.SUMMARY_FIELDS, "ok"), "value": 1, "paper": None}, row]
+        )
+
+
+def test_summary_json_is_the_json_modules_indented_text():
+    # Strings that look like the separators the fast path relies on, escapes, non-ASCII, and
+    # numbers whose text the json module writes in a particular way.
+    strings = [
+        "",
+        "c0",
+        "R1->R2",
+        'a "quote"',
+        "back\\slash",
+        "},\n    {",
+        "line\nbreak",
+        "tab\t",
+        "é ✓ 流",
+        "\x00",
+    ]
+    numbers = [0.0, -0.0, 1.0, 1e-05, 1e16, 123456789.125, 2.5e-300, -7.0, 3, -12, 10**20, True, False, None]
+    rng = random.Random(5)
+    for size in (0, 1, 2, 7, 200):
+        rows = [
+            {
+                "variant": rng.choice(strings),
+                "flow": rng.choice(strings),
+                "metric": rng.choice(strings),
+                "value": rng.choice(numbers),
+                "paper": rng.choice(numbers),
+                "unit": rng.choice(strings),
+            }
+            for _ in range(size)
+        ]
+        expected = json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False)
+        assert output.summary_json(rows) == expected, size
 
 
 def test_read_run_names_the_missing_file(tmp_path):

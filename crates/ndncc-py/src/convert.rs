@@ -18,13 +18,24 @@ fn long_table<'py>(py: Python<'py>, tab: LongTable) -> PyResult<Bound<'py, PyDic
     Ok(d)
 }
 
-fn summary_row<'py>(py: Python<'py>, row: SummaryRow) -> PyResult<Bound<'py, PyDict>> {
+/// The summary as columns (`entity`, `kind`, `metric`, `value`, `unit`): polars builds a frame
+/// of 60,000 rows from lists in a few milliseconds, from as many dicts in 60.
+fn summary_columns(py: Python<'_>, rows: Vec<SummaryRow>) -> PyResult<Bound<'_, PyDict>> {
+    let mut columns: [Vec<String>; 4] = Default::default();
+    let mut values = Vec::with_capacity(rows.len());
+    for row in rows {
+        for (column, text) in columns.iter_mut().zip([row.entity, row.kind, row.metric, row.unit]) {
+            column.push(text);
+        }
+        values.push(row.value);
+    }
+    let [entity, kind, metric, unit] = columns;
     let d = PyDict::new_bound(py);
-    d.set_item("entity", row.entity)?;
-    d.set_item("kind", row.kind)?;
-    d.set_item("metric", row.metric)?;
-    d.set_item("value", row.value)?;
-    d.set_item("unit", row.unit)?;
+    d.set_item("entity", entity)?;
+    d.set_item("kind", kind)?;
+    d.set_item("metric", metric)?;
+    d.set_item("value", values)?;
+    d.set_item("unit", unit)?;
     Ok(d)
 }
 
@@ -43,8 +54,7 @@ pub fn run_output(py: Python<'_>, out: RunOutput) -> PyResult<PyObject> {
     let d = PyDict::new_bound(py);
     d.set_item("series", long_table(py, out.series)?)?;
     d.set_item("faces", long_table(py, out.faces)?)?;
-    let rows = out.summary.into_iter().map(|r| summary_row(py, r)).collect::<PyResult<Vec<_>>>()?;
-    d.set_item("summary", rows)?;
+    d.set_item("summary", summary_columns(py, out.summary)?)?;
     d.set_item("stats", stats(py, out.stats)?)?;
     d.set_item("seed", out.seed)?;
     if let Some(trace) = out.trace {
