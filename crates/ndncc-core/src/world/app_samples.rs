@@ -51,9 +51,7 @@ impl AppSamples {
             return false;
         };
         let kept = &self.rows[at..at + n];
-        for &(e, m, v) in kept {
-            rec.sample(now, e, m, v);
-        }
+        rec.samples(now, kept);
         self.spans[i] = Some((self.next.len(), n));
         self.next.extend_from_slice(kept);
         self.repeated += 1;

@@ -701,10 +701,9 @@ impl World {
         let metrics = [ids.queue_packets, ids.queue_bytes, ids.bytes_sent, ids.drops, ids.marks];
         for (at, &(fid, ent)) in self.sampled_faces.iter().enumerate() {
             let unchanged = self.face_samples.unchanged(at, fid);
+            let rows = |values: [f64; 5]| std::array::from_fn::<_, 5, _>(|i| (ent, metrics[i], values[i]));
             if let (Some(values), false) = (unchanged, self.face_samples.checking) {
-                for (m, v) in metrics.into_iter().zip(values) {
-                    self.recorder.face_sample(now, ent, m, v);
-                }
+                self.recorder.face_samples(now, &rows(values));
                 continue;
             }
             let f = &self.faces[fid.idx()];
@@ -719,9 +718,7 @@ impl World {
             if let Some(kept) = unchanged {
                 assert_eq!(kept, values, "face {} changed without a mark at {now}", f.name);
             }
-            for (m, v) in metrics.into_iter().zip(values) {
-                self.recorder.face_sample(now, ent, m, v);
-            }
+            self.recorder.face_samples(now, &rows(values));
             let cacheable = eg.shaper.is_none() && f.link_service.is_none();
             self.face_samples.read(at, fid, values, cacheable);
             if eg.shaper.is_some() {
