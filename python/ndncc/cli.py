@@ -650,7 +650,7 @@ def leave(code: int) -> NoReturn:
     """End the process with ``code`` once the exit handlers have run and the standard streams
     are flushed, without tearing the interpreter down. Everything the command wrote is closed
     by then, and the teardown would only free the objects of every module imported, some 8 ms
-    with polars and numpy loaded (and 50 ms more for its final garbage collection).
+    with polars and numpy loaded (and 40 ms more for its final garbage collection).
 
     While a thread that is not a daemon runs, the process exits the usual way, which waits for
     it. A standard stream that cannot be flushed makes the exit code 120, as Python's does."""

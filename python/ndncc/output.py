@@ -329,11 +329,11 @@ _MEMBERS = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",\
 
 def summary_json(rows: list[dict]) -> str:
     """``json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False)`` for rows checked by
-    :func:`check_summary_rows` (flat objects of strings, numbers and nulls, none empty), the same
-    text in less than half the time (the 60,000 rows of a thousand-node run took 0.22 s the json module's
-    way). The list is encoded in C with the members' separator, which also falls between the
-    objects; then the objects' braces are put on lines of their own. A line break inside the
-    text can only be a separator, since strings are encoded with their line breaks escaped."""
+    :func:`check_summary_rows` (flat objects of strings, numbers and nulls, none empty): the same
+    text in less than half the time (0.09 s rather than 0.22 s for the 60,000 rows of a
+    thousand-node run). The list is encoded in C with the members' separator, which also falls
+    between the objects; then the objects' braces are put on lines of their own. A line break
+    inside the text can only be a separator, since strings are encoded with theirs escaped."""
     if not rows:
         return "[]"
     text = _MEMBERS.encode(rows)
