@@ -36,9 +36,10 @@ def importing(*names: str, warm: Optional[str] = None) -> Iterator[None]:
 
     ``warm`` runs what comes after the block once, on a tiny input: the first call of a polars
     function pages its code in, which is then done beside the engine rather than after it (4 ms
-    less for ``ndncc run`` of ``e4-ndnsim``). Leaving the block waits for the thread, so that whatever comes
-    after finds the modules imported (or, if one failed, imports it again and sees its error
-    where it is used)."""
+    less for ``ndncc run`` of ``e4-ndnsim``). With every module imported already, there is no
+    thread and no warm-up. Leaving the block waits for the thread, so that whatever comes after
+    finds the modules imported (or, if one failed, imports it again and sees its error where it
+    is used)."""
     missing = tuple(n for n in names if n not in sys.modules)
     if not missing:
         yield

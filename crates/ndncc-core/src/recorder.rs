@@ -108,24 +108,31 @@ impl Columns {
     #[inline(always)]
     fn push_repeated(&mut self, value: f64) {
         let Some(r) = &mut self.repeat else { return };
-        let row = r.row;
+        let (row, bits_at) = (r.row, r.bits_at);
         r.row += 1;
-        if row % WORD == 0 {
+        self.store_repeated(row, bits_at, value);
+        if let Some(b) = self.blocks.last_mut() {
+            b.len += 1;
+        }
+        self.rows += 1;
+    }
+
+    /// Row `row` of a repeating open block whose bits start at `bits_at` in `changed`: a new
+    /// word of bits every `WORD` rows, and the bit and the value only if the value changed.
+    #[inline(always)]
+    fn store_repeated(&mut self, row: usize, bits_at: usize, value: f64) {
+        if row.is_multiple_of(WORD) {
             self.changed.push(0);
         }
         if let Some(before) = self.last.get_mut(row) {
             if before.to_bits() != value.to_bits() {
                 *before = value;
-                if let Some(w) = self.changed.get_mut(r.bits_at + row / WORD) {
+                if let Some(w) = self.changed.get_mut(bits_at + row / WORD) {
                     *w |= 1 << (row % WORD);
                 }
                 self.values.push(value);
             }
         }
-        if let Some(b) = self.blocks.last_mut() {
-            b.len += 1;
-        }
-        self.rows += 1;
     }
 
     /// Rows at `t`, in order: the same table as a `push` of each, in one go when the open block
@@ -158,18 +165,7 @@ impl Columns {
         r.row += rows.len();
         let open = r.row;
         for (row, &(_, _, value)) in (first..).zip(rows) {
-            if row % WORD == 0 {
-                self.changed.push(0);
-            }
-            if let Some(before) = self.last.get_mut(row) {
-                if before.to_bits() != value.to_bits() {
-                    *before = value;
-                    if let Some(w) = self.changed.get_mut(bits_at + row / WORD) {
-                        *w |= 1 << (row % WORD);
-                    }
-                    self.values.push(value);
-                }
-            }
+            self.store_repeated(row, bits_at, value);
         }
         // The open block's rows are the repeat's (at most the earlier block's, a u32).
         if let Some(b) = self.blocks.last_mut() {
