@@ -24,8 +24,17 @@ use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaceKind {
-    Link { link: LinkId, peer: FaceId },
-    App { app: AppId },
+    /// `peer` is the face at the link's far end and `peer_node` that face's node, where the
+    /// packets this face sends arrive (kept here so that a look ahead at an arrival finds the
+    /// node without reading the far face).
+    Link {
+        link: LinkId,
+        peer: FaceId,
+        peer_node: NodeId,
+    },
+    App {
+        app: AppId,
+    },
 }
 
 /// Counters of one face (cumulative over the run).

@@ -80,11 +80,10 @@ impl PcapTap {
         let mut writer = PcapNgWriter::new(BufWriter::with_capacity(1 << 20, file), &application, comment)?;
         let mut faces = Vec::with_capacity(world.faces.len());
         for face in &world.faces {
-            let FaceKind::Link { link, peer } = face.kind else {
+            let FaceKind::Link { link, peer_node, .. } = face.kind else {
                 faces.push(None);
                 continue;
             };
-            let peer_node = world.faces[peer.idx()].node;
             let (me, them) = (&world.nodes[face.node.idx()].name, &world.nodes[peer_node.idx()].name);
             if !spec.faces.includes(me, them) {
                 faces.push(None);

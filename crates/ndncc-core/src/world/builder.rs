@@ -269,7 +269,7 @@ impl WorldBuilder {
             id: fa,
             node: a,
             name: format!("{na}->{nb}"),
-            kind: FaceKind::Link { link: id, peer: fb },
+            kind: FaceKind::Link { link: id, peer: fb, peer_node: b },
             egress: Some(eg_ab),
             link_service: None,
             pending_interests: 0,
@@ -280,7 +280,7 @@ impl WorldBuilder {
             id: fb,
             node: b,
             name: format!("{nb}->{na}"),
-            kind: FaceKind::Link { link: id, peer: fa },
+            kind: FaceKind::Link { link: id, peer: fa, peer_node: a },
             egress: Some(eg_ba),
             link_service: None,
             pending_interests: 0,
@@ -295,9 +295,11 @@ impl WorldBuilder {
 
     /// The face of `from` on a link to `to` (the first, if several).
     pub fn face_between(&self, from: NodeId, to: NodeId) -> Option<FaceId> {
-        self.nodes[from.idx()].faces.iter().copied().find(
-            |f| matches!(self.faces[f.idx()].kind, FaceKind::Link { peer, .. } if self.faces[peer.idx()].node == to),
-        )
+        self.nodes[from.idx()]
+            .faces
+            .iter()
+            .copied()
+            .find(|f| matches!(self.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == to))
     }
 
     pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {

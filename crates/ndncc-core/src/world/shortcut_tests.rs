@@ -179,6 +179,12 @@ fn prefetching_changes_nothing_in_a_large_tree() {
         .replace("window = 4 }\n", "window = 4 }\nlifetime = \"60ms\"\n");
     let (fast, _) = both(&text, "tree.toml", &[]);
     assert!(fast.faces.len() >= super::PREFETCH_FROM_FACES);
+    // The look ahead finds an arrival's node from the sending face alone.
+    for f in &fast.faces {
+        if let crate::face::FaceKind::Link { peer, peer_node, .. } = f.kind {
+            assert_eq!(peer_node, fast.faces[peer.idx()].node, "face {} names the wrong far node", f.name);
+        }
+    }
     assert!(fast.counters.packet_hops > 100_000, "only {} hops", fast.counters.packet_hops);
     let expired: u64 = fast.nodes.iter().map(|n| n.counters.pit_expired).sum();
     assert!(expired > 0, "no PIT entry expired: the sweeps were never next");
