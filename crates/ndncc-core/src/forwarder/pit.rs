@@ -9,12 +9,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 use smallvec::SmallVec;
 
 use super::fib::FibEntryId;
+use super::pit_index::PitIndex;
 use crate::ids::FaceId;
 use crate::packet::{Header, LinkFields, NackReason, Name, Ndn, NdnKind, Packet};
 use crate::ring::Ring;
@@ -168,8 +168,8 @@ impl Hasher for SegmentHasher {
 
 #[derive(Debug)]
 pub struct Pit {
-    /// Where each pending name's entry lies in `slots`.
-    index: HashMap<Name, usize, BuildHasherDefault<SegmentHasher>>,
+    /// Where each pending name's entry lies in `slots` (a few names inline, more hashed).
+    index: PitIndex,
     /// The entries, each made and read where it lies: a hash table of whole entries would move
     /// 168 bytes in and out of its buckets on every insert and removal (about 5% of a packet
     /// hop's instructions), where these buckets hold a name and a slot number.
@@ -201,7 +201,7 @@ pub struct Pit {
 impl Default for Pit {
     fn default() -> Pit {
         Pit {
-            index: HashMap::default(),
+            index: PitIndex::default(),
             slots: Vec::new(),
             interests: Vec::new(),
             free: Vec::new(),
@@ -505,7 +505,7 @@ mod tests {
 
     #[test]
     fn a_prefix_s_segments_hash_a_stride_apart_with_spread_tags() {
-        use std::hash::BuildHasher;
+        use std::hash::{BuildHasher, BuildHasherDefault};
         let hash =
             |prefix, seg| BuildHasherDefault::<SegmentHasher>::default().hash_one(Name { prefix: NameId(prefix), seg });
         let mut tags = std::collections::HashSet::new();

@@ -1,0 +1,160 @@
+//! The PIT's map from a pending name to the slot of its entry: a few names kept inline, more in
+//! a hash table.
+//!
+//! Most nodes of a large world hold a handful of pending Interests (a consumer's node, a leaf
+//! router) and are visited now and then, so their tables are out of the cache when a packet
+//! comes. A hash table's lookup then waits for its control bytes and then for its bucket, each
+//! in memory of its own. Up to `INLINE` names live in the index itself, inside the `Pit` (which
+//! an arrival's look ahead prefetches with its node's tables), so that their lookup reads
+//! nothing else. An index that outgrows them moves to the hash table for good: a node that was
+//! once that busy is likely to be again. Where a name lies changes no result: the PIT is never
+//! iterated.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::pit::SegmentHasher;
+use crate::ids::NameId;
+use crate::packet::Name;
+
+/// Names an index keeps inline before it moves to a hash table.
+pub const INLINE: usize = 4;
+
+const NO_NAME: Name = Name { prefix: NameId(0), seg: 0 };
+
+#[derive(Debug)]
+pub enum PitIndex {
+    /// The first `len` of `names` are pending, each in the slot at the same place of `slots`.
+    Inline {
+        len: usize,
+        names: [Name; INLINE],
+        slots: [usize; INLINE],
+    },
+    Hashed(HashMap<Name, usize, BuildHasherDefault<SegmentHasher>>),
+}
+
+impl Default for PitIndex {
+    fn default() -> PitIndex {
+        PitIndex::Inline { len: 0, names: [NO_NAME; INLINE], slots: [0; INLINE] }
+    }
+}
+
+impl PitIndex {
+    /// The slot of `name`'s entry.
+    #[inline]
+    pub fn get(&self, name: &Name) -> Option<&usize> {
+        match self {
+            PitIndex::Inline { len, names, slots } => names[..*len].iter().position(|n| n == name).map(|i| &slots[i]),
+            PitIndex::Hashed(map) => map.get(name),
+        }
+    }
+
+    /// Put `name`'s entry in `slot`; return the slot it had, if it had one.
+    #[inline]
+    pub fn insert(&mut self, name: Name, slot: usize) -> Option<usize> {
+        match self {
+            PitIndex::Inline { len, names, slots } => {
+                if let Some(i) = names[..*len].iter().position(|n| *n == name) {
+                    return Some(std::mem::replace(&mut slots[i], slot));
+                }
+                if *len < INLINE {
+                    names[*len] = name;
+                    slots[*len] = slot;
+                    *len += 1;
+                    return None;
+                }
+                let mut map = HashMap::with_capacity_and_hasher(2 * INLINE, BuildHasherDefault::default());
+                map.extend(names.iter().copied().zip(slots.iter().copied()));
+                map.insert(name, slot);
+                *self = PitIndex::Hashed(map);
+                None
+            }
+            PitIndex::Hashed(map) => map.insert(name, slot),
+        }
+    }
+
+    /// Forget `name`; return the slot its entry had.
+    #[inline]
+    pub fn remove(&mut self, name: &Name) -> Option<usize> {
+        match self {
+            PitIndex::Inline { len, names, slots } => {
+                let i = names[..*len].iter().position(|n| n == name)?;
+                let slot = slots[i];
+                *len -= 1;
+                names[i] = names[*len];
+                slots[i] = slots[*len];
+                Some(slot)
+            }
+            PitIndex::Hashed(map) => map.remove(name),
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            PitIndex::Inline { len, .. } => *len,
+            PitIndex::Hashed(map) => map.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(prefix: u32, seg: u64) -> Name {
+        Name { prefix: NameId(prefix), seg }
+    }
+
+    #[test]
+    fn a_name_past_the_inline_ones_moves_the_index_to_its_hash_table_for_good() {
+        let mut index = PitIndex::default();
+        for seg in 0..INLINE as u64 {
+            assert_eq!(index.insert(name(1, seg), seg as usize + 10), None);
+        }
+        assert!(matches!(index, PitIndex::Inline { .. }));
+        assert_eq!(index.insert(name(2, 0), 99), None);
+        assert!(matches!(index, PitIndex::Hashed(_)));
+        assert_eq!(index.len(), INLINE + 1);
+        for seg in 0..INLINE as u64 {
+            assert_eq!(index.get(&name(1, seg)), Some(&(seg as usize + 10)));
+        }
+        assert_eq!(index.get(&name(2, 0)), Some(&99));
+        for seg in 0..INLINE as u64 {
+            index.remove(&name(1, seg));
+        }
+        assert!(matches!(index, PitIndex::Hashed(_)), "a busy node's index stays hashed");
+        assert_eq!((index.len(), index.get(&name(2, 0))), (1, Some(&99)));
+    }
+
+    proptest::proptest! {
+        /// Inserts, replacements and removals answer as a plain map's would, across the move
+        /// from inline names to the hash table. Name 0 of prefix 0 is among them: an empty
+        /// inline place holds that name, which must not be found.
+        #[test]
+        fn the_index_answers_as_a_map(ops in proptest::collection::vec((0u8..3, 0u32..2, 0u64..5, 0usize..100), 1..60)) {
+            let mut index = PitIndex::default();
+            let mut model = std::collections::HashMap::new();
+            for (op, prefix, seg, slot) in ops {
+                let n = name(prefix, seg);
+                match op {
+                    0 => proptest::prop_assert_eq!(index.insert(n, slot), model.insert(n, slot)),
+                    1 => proptest::prop_assert_eq!(index.remove(&n), model.remove(&n)),
+                    _ => proptest::prop_assert_eq!(index.get(&n), model.get(&n)),
+                }
+                proptest::prop_assert_eq!(index.len(), model.len());
+                proptest::prop_assert_eq!(index.is_empty(), model.is_empty());
+                for prefix in 0..2 {
+                    for seg in 0..5 {
+                        let n = name(prefix, seg);
+                        proptest::prop_assert_eq!(index.get(&n), model.get(&n));
+                    }
+                }
+            }
+        }
+    }
+}
