@@ -88,7 +88,7 @@ pub struct Egress {
     pub rng: SimRng,
     pub queue: AnyQueue,
     /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
-    /// none, and out of line they leave the face small (464 bytes), so more of the faces a
+    /// none, and out of line they leave the face small (472 bytes), so more of the faces a
     /// large topology sends on stay in the cache.
     pub shaper: Option<Box<TokenBucketShaper>>,
     /// A `ShaperWake` event is pending for this time.
@@ -180,10 +180,11 @@ mod tests {
     use super::*;
     use crate::queue::droptail::{DropTail, Limit};
 
-    /// A face is read on every packet it sends: it must not grow unnoticed.
+    /// A face is read on every packet it sends: it must not grow unnoticed (472 bytes since a
+    /// link face names its far node for the look ahead).
     #[test]
     fn a_face_stays_under_eight_cache_lines() {
-        assert!(std::mem::size_of::<Face>() <= 464, "Face is {} bytes", std::mem::size_of::<Face>());
+        assert!(std::mem::size_of::<Face>() <= 472, "Face is {} bytes", std::mem::size_of::<Face>());
     }
 
     proptest::proptest! {
