@@ -20,16 +20,14 @@ use crate::packet::Name;
 /// Names an index keeps inline before it moves to a hash table.
 pub const INLINE: usize = 4;
 
+/// What an unused inline place holds; never found, since lookups read only the first `len`.
 const NO_NAME: Name = Name { prefix: NameId(0), seg: 0 };
 
 #[derive(Debug)]
 pub enum PitIndex {
     /// The first `len` of `names` are pending, each in the slot at the same place of `slots`.
-    Inline {
-        len: usize,
-        names: [Name; INLINE],
-        slots: [usize; INLINE],
-    },
+    Inline { len: usize, names: [Name; INLINE], slots: [usize; INLINE] },
+    /// Every pending name, once more than `INLINE` were pending at once.
     Hashed(HashMap<Name, usize, BuildHasherDefault<SegmentHasher>>),
 }
 
