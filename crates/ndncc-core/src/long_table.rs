@@ -7,7 +7,7 @@
 //! pair's rows, a second writes every row straight into its place. That is linear, and it
 //! allocates the four columns and nothing of their size besides: a sort of the taken-out
 //! columns needed three index arrays and a second copy of the columns, and on this machine a
-//! page of fresh memory costs more to touch (1.6 µs) than the rows written into it.
+//! page of fresh memory costs more to touch (1.3 to 1.6 µs) than the rows written into it.
 
 use rustc_hash::FxHashMap;
 
@@ -39,18 +39,6 @@ impl LongTable {
     }
     pub fn is_empty(&self) -> bool {
         self.t.is_empty()
-    }
-
-    /// Put the rows in name order (a table built elsewhere; the engine's come in it). A name
-    /// index out of range ranks as the first name.
-    pub fn sort_by_names(&mut self) {
-        let order = NameOrder::new(&self.entities, &self.metrics, self.len(), |count| {
-            (0..self.len()).for_each(|i| count(self.entity[i], self.metric[i]))
-        });
-        let placed = order.place(self.len(), |put| {
-            (0..self.len()).for_each(|i| put(self.t[i], self.entity[i], self.metric[i], self.value[i]))
-        });
-        (self.t, self.entity, self.metric, self.value) = (placed.t, placed.entity, placed.metric, placed.value);
     }
 }
 
@@ -208,6 +196,21 @@ fn name_ranks(names: &[String]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::time::SimTime;
+
+    /// The order of any table, which only the tests ask: the engine's tables are put in it as
+    /// they are taken out of the recorder.
+    impl LongTable {
+        /// Put the rows in name order. A name index out of range ranks as the first name.
+        fn sort_by_names(&mut self) {
+            let order = NameOrder::new(&self.entities, &self.metrics, self.len(), |count| {
+                (0..self.len()).for_each(|i| count(self.entity[i], self.metric[i]))
+            });
+            let placed = order.place(self.len(), |put| {
+                (0..self.len()).for_each(|i| put(self.t[i], self.entity[i], self.metric[i], self.value[i]))
+            });
+            (self.t, self.entity, self.metric, self.value) = (placed.t, placed.entity, placed.metric, placed.value);
+        }
+    }
 
     /// The rows of `t` as (t, entity name, metric name, value), in order.
     fn named_rows(t: &LongTable) -> Vec<(f64, String, String, f64)> {
