@@ -153,3 +153,72 @@ fn the_run_with_the_shim_is_deterministic() {
     }
     assert_eq!(value(&a, "R1->R2", "ack_frames_sent"), value(&b, "R1->R2", "ack_frames_sent"));
 }
+
+/// A two-node UDP tunnel, C ══ P: the faces transmit at 20 Mbps, but every frame then crosses a
+/// hidden 10 Mbps underlay with a 100-packet FIFO that drops when full; the shim on the tunnel
+/// says what its losses mean. The consumer's window is PCON's, whose only congestion signal
+/// here is the shim's NACK (the faces' queues never build, so they never mark).
+fn tunnel(loss: &str) -> World {
+    let text = format!(
+        r#"
+[simulation]
+duration = "10s"
+seed = 3
+
+[nodes]
+C = {{}}
+P = {{}}
+
+[links.C-P]
+bandwidth = "20Mbps"
+delay = "10ms"
+underlay = "10Mbps"
+underlay_queue = 100
+queue = {{ type = "codel-mark", limit = 200 }}
+link_service = {{ type = "loss-detect", loss = "{loss}" }}
+
+[apps.P]
+type = "producer"
+node = "P"
+prefix = "/p"
+payload = "1024B"
+
+[apps.C]
+type = "consumer"
+node = "C"
+prefix = "/p"
+window = {{ type = "pcon" }}
+rtt = {{ min_rto = "1s", max_rto = "1s", initial_rto = "1s", backoff = "none" }}
+
+[record]
+interval = "100ms"
+events = true
+"#
+    );
+    let sc = load_str(&text, "tunnel.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = build_world(&sc, sc.simulation.seed).unwrap_or_else(|e| panic!("{e}"));
+    w.run(SimDuration::ZERO, &mut |_| true);
+    w
+}
+
+#[test]
+fn on_a_tunnel_whose_losses_mean_congestion_the_shim_turns_them_into_window_decreases() {
+    let (overlay, wireless) = (tunnel("congestion"), tunnel("random"));
+    for w in [&overlay, &wireless] {
+        assert!(value(w, "P->C", "drops_underlay") > 0.0, "the underlay drops");
+        assert_eq!(value(w, "run", "conservation_ok"), 1.0);
+    }
+    // Decreases with no timeout behind them: at marked NACKs, or at a mark of the face queue.
+    let decreases_without_timeout = |w: &World| {
+        let timeouts: BTreeSet<u64> = event_times(w, "timeout").into_iter().collect();
+        event_times(w, "window_decrease").into_iter().filter(|t| !timeouts.contains(t)).count()
+    };
+    // Read as congestion, every NACK is marked and the window decreases at NACKs; read as
+    // random loss, the same losses only retransmit, and the window decreases without a
+    // timeout only at the face queue's rare marks, so it grows until the underlay overflows.
+    let (at_nacks, otherwise) = (decreases_without_timeout(&overlay), decreases_without_timeout(&wireless));
+    assert!(value(&overlay, "C", "nacks") > 0.0 && at_nacks > otherwise + 2, "{at_nacks} against {otherwise}");
+    let (d_overlay, d_wireless) =
+        (value(&overlay, "P->C", "drops_underlay"), value(&wireless, "P->C", "drops_underlay"));
+    assert!(d_overlay * 2.0 < d_wireless, "underlay drops: {d_overlay} as congestion, {d_wireless} as random");
+}

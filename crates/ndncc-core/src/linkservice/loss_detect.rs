@@ -37,9 +37,15 @@
 //! ACK that arrives for a frame already declared lost counts in `spurious_losses`.
 //!
 //! Only frames with a Data produce NACKs: a lost Interest or NACK is left to the consumer's
-//! timer, as in the original code. A NACK is marked iff this face's queue is in its marking
-//! state when the loss is detected (the original code's NACK types 23 = marked, 17 =
-//! unmarked); with `carry_data_mark` it also keeps the mark of the lost Data.
+//! timer, as in the original code. Whether the NACK is marked (the original code's NACK types
+//! 23 = marked, 17 = unmarked) depends on what a loss on this link means (seed 004, slide 22):
+//! - `loss = "random"` (a wireless link): losses are unrelated to congestion, so the NACK is
+//!   unmarked (retransmit only), unless this face's own queue is marking when the loss is
+//!   detected;
+//! - `loss = "congestion"` (an IP overlay, a UDP tunnel): a loss is congestion in the underlay
+//!   the NDN layer cannot see, so every NACK is marked (retransmit and decrease).
+//!
+//! With `carry_data_mark` the NACK also keeps the mark of the lost Data.
 
 use std::collections::VecDeque;
 
@@ -59,6 +65,19 @@ pub const MAX_LOSS_THRESHOLD: u64 = 1000;
 const MAX_QUEUED_ACK_FRAMES: usize = 8;
 /// The longest the adaptive timeout may grow (a few queueing episodes' worth on any link).
 const MAX_TIMEOUT: SimDuration = SimDuration::from_secs(60);
+
+/// What a loss on the link says about congestion, and so whether its NACK is marked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossMeaning {
+    /// Losses unrelated to congestion (a wireless link): the NACK is marked only while the
+    /// face's own queue is marking.
+    #[default]
+    Random,
+    /// Losses are congestion the NDN layer cannot see (an IP overlay's hidden underlay, a UDP
+    /// tunnel): every NACK is marked.
+    Congestion,
+}
 
 /// `{ type = "loss-detect", … }` as a link's `link_service`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,9 +104,12 @@ pub struct LossDetectConfig {
     /// Size of a LinkLoss NACK on the wire [bytes]. Default "50B" (a 40-byte Interest in an
     /// LpPacket with a Nack header).
     pub nack_size: Bytes,
+    /// What a loss on this link means (seed 004, slide 22): `"random"` (wireless; NACK
+    /// marked only while the face's queue marks) or `"congestion"` (IP overlay; every NACK
+    /// marked). Default `"random"`.
+    pub loss: LossMeaning,
     /// Also mark the NACK when the lost Data itself was marked (a congestion mark from further
-    /// upstream would otherwise be lost with it). Default false: the seed's rule, marked iff
-    /// this face's queue is marking.
+    /// upstream would otherwise be lost with it). Default false.
     pub carry_data_mark: bool,
 }
 
@@ -100,6 +122,7 @@ impl Default for LossDetectConfig {
             ack_delay: Duration::from_millis(5),
             ack_size: Bytes(10),
             nack_size: Bytes(50),
+            loss: LossMeaning::Random,
             carry_data_mark: false,
         }
     }
@@ -254,9 +277,10 @@ impl LossDetect {
         let mut nack = Packet::nack_for(&data, NackReason::LinkLoss);
         nack.size = u32::try_from(self.cfg.nack_size.0).unwrap_or(u32::MAX);
         nack.link = LinkFields::default();
+        let hidden_congestion = self.cfg.loss == LossMeaning::Congestion;
         let queue_marking = ctx.egress.queue.is_congested();
         let keep = self.cfg.carry_data_mark && data.is_marked();
-        nack.mark = u8::from(queue_marking || keep);
+        nack.mark = u8::from(hidden_congestion || queue_marking || keep);
         self.counters.nacks_sent += 1;
         ctx.send(nack);
     }
@@ -553,6 +577,26 @@ mod tests {
         assert!(eg.queue.is_congested());
         let (_, sent, _) = at(&w, AB, 90, |ctx| a.on_wake(ctx));
         assert_eq!(sent.iter().map(|p| (p.name().map(|n| n.seg), p.mark)).collect::<Vec<_>>(), vec![(Some(1), 1)]);
+    }
+
+    #[test]
+    fn on_a_congestion_loss_link_every_nack_is_marked_though_the_queue_is_not() {
+        // The queue under its threshold (as in the unmarked case above), but the link is an
+        // overlay: its loss is the underlay's congestion, so the NACK is marked.
+        let w = world();
+        let cfg = LossDetectConfig {
+            timeout: Some(Duration::from_millis(50)),
+            loss: LossMeaning::Congestion,
+            ..Default::default()
+        };
+        let mut a = LossDetect::new(&cfg);
+        transmit(&w, &mut a, 0, 0);
+        assert!(!w.faces[AB.idx()].egress.as_ref().expect("link face").queue.is_congested());
+        let (_, sent, _) = at(&w, AB, 50, |ctx| a.on_wake(ctx));
+        assert_eq!(
+            sent.iter().map(|p| (nack_reason(p), p.mark)).collect::<Vec<_>>(),
+            vec![(Some(NackReason::LinkLoss), 1)]
+        );
     }
 
     #[test]
