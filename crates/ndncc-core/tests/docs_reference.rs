@@ -27,7 +27,7 @@ use ndncc_core::cc::rate::{AimdRateConfig, ConstantRateConfig, MirccRateConfig, 
 use ndncc_core::cc::tcp::{NewRenoConfig, TcpBicConfig, TcpControlConfig, TcpCubicConfig};
 use ndncc_core::cc::window::{
     AimdConfig, ArrivalRateConfig, BicConfig, ConsumerWindowConfig, CubicConfig, FixedWindowConfig, IcpConfig,
-    PconConfig, PconLaw, RaaqmConfig, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
+    PconConfig, PconIcn2016Config, PconLaw, RaaqmConfig, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
 };
 use ndncc_core::forwarder::strategy::{
     BestRouteConfig, CfConfig, MulticastConfig, PconStrategyConfig, PiConfig, StrategyConfig,
@@ -347,6 +347,7 @@ fn windows() -> Vec<WindowConfig> {
             smooth_part: Some(20.0),
             ..PconConfig::default()
         }),
+        WindowConfig::PconIcn2016(PconIcn2016Config::default()),
         WindowConfig::Icp(IcpConfig::default()),
         WindowConfig::Raaqm(RaaqmConfig { max_window: Some(512.0), ..RaaqmConfig::default() }),
         WindowConfig::Python(PythonWindowConfig(python_class())),

@@ -14,6 +14,7 @@ pub mod fixed;
 pub mod icp;
 pub mod law;
 pub mod pcon;
+pub mod pcon_icn2016;
 pub mod raaqm;
 pub mod recovery;
 pub mod reno_hole;
@@ -32,6 +33,7 @@ pub use fixed::{FixedWindow, FixedWindowConfig};
 pub use icp::{Icp, IcpConfig, IcpWindow};
 pub use law::{LossWindow, WindowLaw};
 pub use pcon::{Pcon, PconConfig, PconLaw};
+pub use pcon_icn2016::{PconIcn2016, PconIcn2016Config};
 pub use raaqm::{Raaqm, RaaqmConfig};
 pub use reno_hole::{RenoHole, RenoHoleConfig};
 
@@ -54,6 +56,8 @@ crate::plugin_family! {
         "cubic" => Cubic(CubicConfig),
         /// The PCON consumer: AIMD, BIC or CUBIC driven by congestion marks.
         "pcon" => Pcon(PconConfig),
+        /// The original PCON simulations' consumer (ACM ICN 2016): its own BIC, β 0.5.
+        "pcon-icn2016" => PconIcn2016(PconIcn2016Config),
         /// ICP: AIMD on timeouts only (Carofiglio et al., 2012).
         "icp" => Icp(IcpConfig),
         /// RAAQM: ICP plus a per-route probabilistic decrease driven by the RTT (2013).
