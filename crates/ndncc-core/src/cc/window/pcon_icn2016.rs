@@ -215,9 +215,8 @@ impl WindowControl for PconIcn2016 {
     }
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         if self.max_win.is_finite() {
-            out.push(("bic_w_max", self.max_win));
+            out.push(("w_max", self.max_win));
         }
-        out.push(("bic_target", self.target));
     }
 }
 
