@@ -229,6 +229,20 @@ OVERLAY_VARIANTS = [
         "sensitivity: the consumer's RTO floor of pcon_scen1 (1,100 ms)",
     ),
     Variant(
+        "overlay-pcon-underlay-200",
+        OVERLAY,
+        (*SHIM, "links.R1-R2.underlay_queue=200"),
+        {},
+        "sensitivity: a 200-packet underlay FIFO (the authors' QUEUE_SIZE_PKTS for every queue)",
+    ),
+    Variant(
+        "overlay-shaper-overlay-underlay-200",
+        OVERLAY,
+        (*_shaper(), "links.R1-R2.underlay_queue=200"),
+        {},
+        "sensitivity: the overlay shaper with a 200-packet underlay FIFO",
+    ),
+    Variant(
         "overlay-pcon-consumerpcon",
         OVERLAY,
         (
@@ -279,6 +293,10 @@ def _derived(res: Result, v: Variant) -> list[dict]:
         out.append(
             row(v.name, "R2->R1", "drops_underlay", summary_value(res, "R2->R1", "drops_underlay"), "packets")
         )
+        # The shim's NACKs, sent into the same underlay as the Data they stand for, and those that
+        # reached the consumer.
+        out.append(row(v.name, "R2->R1", "nacks_sent", summary_value(res, "R2->R1", "nacks_sent"), "packets"))
+        out.append(row(v.name, "all", "nacks_received", summary_value(res, "C", "nacks"), "packets"))
         return out
     if v.scenario == MULTIPATH:
         sent = [summary_value(res, f, "interests_sent") or 0.0 for f in UPSTREAM]
@@ -669,16 +687,22 @@ def _overlay_notes(nt: Notes) -> None:
         f"reproduced as stated: PCON keeps a standing queue in the underlay (mean delay "
         f"{n(pcon, 'mean_delay_ms', 'all')} ms over a 40 ms propagation round trip), but has "
         f"{n(pcon, 'timeouts', 'all')} timeouts against the overlay shaper's {n(over, 'timeouts', 'all')}, "
-        "not under 5% of them: the underlay "
-        "tail-drops a burst of Data at each overflow and the NACKs of those losses cross the same full FIFO, "
-        f"so some are lost and end in timeouts. The overlay shaper's timeouts are its start-up "
+        "not under 5% of them. The underlay tail-drops a burst of Data at each overflow and the NACKs of "
+        "those losses cross the same full FIFO: of the shim's "
+        f"{n(pcon, 'nacks_sent', 'R2->R1')} NACKs {n(pcon, 'nacks_received', 'all')} reach the consumer, "
+        "and a Data whose NACK is lost, or comes after the consumer's 200 ms timer, ends in a timeout. "
+        "The overlay shaper's timeouts are its start-up "
         f"({n(over, 'timeouts_startup', 'all')} of them), PCON's spread over the run "
         f"({n(pcon, 'timeouts_startup', 'all')} in the start-up). The sensitivity runs: without the shim "
         f"{n('overlay-pcon-no-shim', 'timeouts', 'all')}, with the shim reading losses as random "
         f"{n('overlay-pcon-shim-random', 'timeouts', 'all')}, with its 70 ms frame-timer floor "
         f"{n('overlay-pcon-shim-floor-70ms', 'timeouts', 'all')}, with RTO floors of 300 and 1,100 ms "
         f"{n('overlay-pcon-rto-300ms', 'timeouts', 'all')} and "
-        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')}; the later ConsumerPcon, whose slow start runs "
+        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')} (a longer timer lets the window grow on, and "
+        "more NACKs die in the FIFO); with a 200-packet underlay FIFO "
+        f"{n('overlay-pcon-underlay-200', 'timeouts', 'all')} against the overlay shaper's "
+        f"{n('overlay-shaper-overlay-underlay-200', 'timeouts', 'all')}; the later ConsumerPcon, whose slow "
+        "start runs "
         f"to the first loss, {n('overlay-pcon-consumerpcon', 'timeouts', 'all')} "
         f"({n('overlay-pcon-consumerpcon', 'timeouts_startup', 'all')} in the start-up).",
     )
