@@ -45,6 +45,9 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     for (name, spec) in &scenario.nodes {
         let id = b.add_node(name);
         b.set_clock(id, spec.clock_tick.map(|t| t.get()));
+        if let (Some(phase), Some(tick)) = (spec.clock_phase, spec.clock_tick) {
+            b.set_clock_phase(id, phase.resolve(seed, name, tick.get()));
+        }
         b.set_content_store(id, spec.content_store.capacity);
         b.set_strategy(id, spec.strategy.build());
         for m in &spec.modules {

@@ -34,6 +34,19 @@ impl SimTime {
     pub fn saturating_since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
     }
+    /// The first edge at or after `self` of a clock ticking every `tick` whose edges fall at
+    /// `phase + k·tick` (`phase` taken modulo `tick`; phase 0 is `ceil_to`).
+    pub fn ceil_to_edge(self, tick: SimDuration, phase: SimDuration) -> SimTime {
+        if tick.0 == 0 {
+            return self;
+        }
+        let p = phase.0 % tick.0;
+        if self.0 <= p {
+            return SimTime(p);
+        }
+        let shifted = SimTime(self.0 - p).ceil_to(tick);
+        SimTime(shifted.0.saturating_add(p))
+    }
     /// The first multiple of `tick` at or after `self` (a coarse clock's next edge).
     pub fn ceil_to(self, tick: SimDuration) -> SimTime {
         if tick.0 == 0 {
@@ -159,6 +172,23 @@ mod tests {
         let tick = SimDuration::from_millis(100);
         assert_eq!(SimTime(u64::MAX - 5).ceil_to(tick), SimTime::MAX);
         assert!(SimTime(u64::MAX - 5).ceil_to(tick) >= SimTime(u64::MAX - 5));
+    }
+
+    #[test]
+    fn a_clock_with_a_phase_has_its_edges_shifted_by_it() {
+        // 100 ms tick, edges at 30 ms + k·100 ms.
+        let (tick, phase) = (SimDuration::from_millis(100), SimDuration::from_millis(30));
+        let ms = |x: u64| SimTime(x * 1_000_000);
+        assert_eq!(ms(0).ceil_to_edge(tick, phase), ms(30));
+        assert_eq!(ms(30).ceil_to_edge(tick, phase), ms(30));
+        assert_eq!(ms(31).ceil_to_edge(tick, phase), ms(130));
+        assert_eq!(ms(250).ceil_to_edge(tick, phase), ms(330));
+        // A phase of a whole tick is phase 0; phase 0 is ceil_to.
+        assert_eq!(ms(31).ceil_to_edge(tick, tick), ms(31).ceil_to(tick));
+        for t in [0, 1, 99, 100, 101, 12_345] {
+            assert_eq!(ms(t).ceil_to_edge(tick, SimDuration::ZERO), ms(t).ceil_to(tick));
+        }
+        assert_eq!(SimTime(u64::MAX - 5).ceil_to_edge(tick, phase), SimTime::MAX);
     }
 
     #[test]

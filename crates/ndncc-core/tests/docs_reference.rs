@@ -49,7 +49,7 @@ use ndncc_core::scenario::{
     AppSpec, ConsumerSpec, ContentStoreSpec, FaceSelection, LinkSpec, NodeSpec, ProducerSpec, RecordSpec, RouteSpec,
     RoutingMetric, RoutingMode, RoutingSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
 };
-use ndncc_core::scenario::{CbrSpec, Distribution, MulticastSpec, TcpSpec};
+use ndncc_core::scenario::{CbrSpec, ClockPhase, Distribution, MulticastSpec, TcpSpec};
 use ndncc_core::trace::PcapSpec;
 use ndncc_core::units::{Bandwidth, Bytes, Duration, Fraction};
 use serde::de::DeserializeOwned;
@@ -454,7 +454,11 @@ fn every_key_of_every_table_is_documented_in_its_section() {
     let all = sections();
     let sim = SimulationSpec { name: "x".into(), duration: ms(1), seed: 1, description: Some("d".into()) };
     check_struct(&all, "`[simulation]`", &sim);
-    check_struct(&all, "`[nodes.NAME]`", &NodeSpec { clock_tick: Some(ms(1)), ..NodeSpec::default() });
+    check_struct(
+        &all,
+        "`[nodes.NAME]`",
+        &NodeSpec { clock_tick: Some(ms(1)), clock_phase: Some(ClockPhase::Random), ..NodeSpec::default() },
+    );
     check_struct(&all, "Node `content_store`", &ContentStoreSpec::default());
     check_struct(&all, "`[links.NAME]`", &link());
     check_struct(&all, "Link `interest_shaper`", &shaper());

@@ -325,6 +325,27 @@ case!(
     "must be > 0"
 );
 case!(
+    a_clock_phase_without_a_clock_tick_is_rejected,
+    with_line(10, "R1 = { clock_phase = \"30ms\" }"),
+    10,
+    "nodes.R1.clock_phase",
+    "needs a clock_tick"
+);
+case!(
+    a_clock_phase_of_a_whole_tick_is_rejected,
+    with_line(10, "R1 = { clock_tick = \"100ms\", clock_phase = \"100ms\" }"),
+    10,
+    "nodes.R1.clock_phase",
+    "must be below the clock_tick"
+);
+case!(
+    a_clock_phase_that_is_neither_a_time_nor_random_is_rejected,
+    with_line(10, "R1 = { clock_tick = \"100ms\", clock_phase = \"sometimes\" }"),
+    10,
+    "nodes.R1.clock_phase",
+    "or \"random\""
+);
+case!(
     a_zero_queue_is_rejected_by_the_queue,
     with_line(14, "queue = { type = \"droptail\", packets = 0 }"),
     14,

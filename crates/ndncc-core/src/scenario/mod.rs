@@ -79,8 +79,8 @@ pub use error::ScenarioError;
 pub use link::{Dir, DirectionSpec, LinkSpec, LINK_KEYS};
 pub use parse::ROOT_KEYS;
 pub use types::{
-    name_covers, split_face, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec, RoutingMetric,
-    RoutingMode, RoutingSpec, Scenario, SimulationSpec, NODE_KEYS,
+    name_covers, split_face, ClockPhase, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec,
+    RoutingMetric, RoutingMode, RoutingSpec, Scenario, SimulationSpec, NODE_KEYS,
 };
 
 /// Topology import from other simulators' files. Each returns a scenario with nodes, links

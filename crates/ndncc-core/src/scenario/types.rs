@@ -64,7 +64,7 @@ fn default_seed() -> u64 {
 }
 
 /// Keys a `[nodes.NAME]` table (and `[defaults.node]`) accepts.
-pub const NODE_KEYS: &[&str] = &["clock_tick", "content_store", "strategy", "modules"];
+pub const NODE_KEYS: &[&str] = &["clock_tick", "clock_phase", "content_store", "strategy", "modules"];
 
 /// `[nodes.NAME]`. Every key is optional, so `C1 = {}` declares a node with defaults.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -74,6 +74,10 @@ pub struct NodeSpec {
     /// Default: none (exact timers). Must be > 0 when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_tick: Option<Duration>,
+    /// Where the coarse clock's edges fall within a tick: a time below `clock_tick`, or
+    /// `"random"` (drawn from the run's seed per node). Default: on multiples of the tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_phase: Option<ClockPhase>,
     /// The node's Content Store. Default: off (capacity 0).
     #[serde(default)]
     pub content_store: ContentStoreSpec,
@@ -83,6 +87,49 @@ pub struct NodeSpec {
     /// Router-side congestion-control modules, applied in order. Default none.
     #[serde(default)]
     pub modules: Vec<ModuleConfig>,
+}
+
+/// `clock_phase = "30ms"` or `"random"`: where a node's coarse clock ticks within a tick.
+/// Real nodes' clocks are not aligned; a random phase is drawn uniformly in [0, tick) from the
+/// run's seed and the node's name (stream `clockphase:NODE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockPhase {
+    Fixed(Duration),
+    Random,
+}
+
+impl Serialize for ClockPhase {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ClockPhase::Fixed(d) => d.serialize(s),
+            ClockPhase::Random => s.serialize_str("random"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ClockPhase {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text == "random" {
+            return Ok(ClockPhase::Random);
+        }
+        Duration::parse(&text).map(ClockPhase::Fixed).map_err(|e| {
+            serde::de::Error::custom(format!("{e}; clock_phase is a time such as \"30ms\", or \"random\""))
+        })
+    }
+}
+
+impl ClockPhase {
+    /// The phase of `node`'s clock with tick `tick` in the run with `seed` [ns].
+    pub fn resolve(self, seed: u64, node: &str, tick: crate::time::SimDuration) -> crate::time::SimDuration {
+        match self {
+            ClockPhase::Fixed(d) => d.get(),
+            ClockPhase::Random => {
+                let mut rng = crate::rng::stream(seed, &format!("clockphase:{node}"));
+                crate::time::SimDuration(crate::rng::below(&mut rng, tick.nanos()))
+            }
+        }
+    }
 }
 
 /// `content_store = { capacity = N }`.

@@ -7,7 +7,7 @@ use super::app::{AppSpec, CbrSpec, ConsumerSpec, MulticastSpec, ProducerSpec, Tc
 use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
-use super::types::{name_covers, split_face, FaceSelection, RoutingMode, Scenario};
+use super::types::{name_covers, split_face, ClockPhase, FaceSelection, RoutingMode, Scenario};
 use crate::plugin::check;
 use crate::queue::MAX_QUEUE_PACKETS;
 use crate::time::SimDuration;
@@ -99,6 +99,13 @@ impl Scenario {
             }
             if let Some(t) = n.clock_tick {
                 check::time(&join(&key, "clock_tick"), t.get(), false)?;
+            }
+            match (n.clock_phase, n.clock_tick) {
+                (Some(_), None) => return fail(join(&key, "clock_phase"), "needs a clock_tick to shift"),
+                (Some(ClockPhase::Fixed(p)), Some(t)) if p.get() >= t.get() => {
+                    return fail(join(&key, "clock_phase"), format!("must be below the clock_tick ({t})"));
+                }
+                _ => {}
             }
             let cs = join(&join(&key, "content_store"), "capacity");
             check::count(&cs, n.content_store.capacity as u64, 0, MAX_CS_ENTRIES)?;

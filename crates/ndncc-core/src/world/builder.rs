@@ -143,6 +143,7 @@ impl WorldBuilder {
             ports: Vec::new(),
             mcast: Vec::new(),
             clock_tick: None,
+            clock_phase: SimDuration::ZERO,
             rng: stream(self.seed, &format!("node:{name}")),
             pit_sweep_at: None,
             counters: NodeCounters::default(),
@@ -159,6 +160,11 @@ impl WorldBuilder {
 
     pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
         self.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
+    }
+
+    /// Shift the node's coarse clock: its edges fall at `phase` plus multiples of the tick.
+    pub fn set_clock_phase(&mut self, node: NodeId, phase: SimDuration) {
+        self.nodes[node.idx()].clock_phase = phase;
     }
     /// A Content Store of `capacity` Data on `node` (0 = none).
     pub fn set_content_store(&mut self, node: NodeId, capacity: usize) {

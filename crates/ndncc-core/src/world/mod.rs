@@ -146,8 +146,11 @@ pub struct Node {
     pub ports: Vec<(u16, FaceId)>,
     /// Multicast groups this node is a tree node of.
     pub mcast: Vec<(u32, McastRoute)>,
-    /// Coarse clock: timers on this node fire only on multiples of this tick.
+    /// Coarse clock: timers on this node fire only on the clock's edges, `clock_phase` plus
+    /// multiples of this tick.
     pub clock_tick: Option<SimDuration>,
+    /// Where the coarse clock's edges fall within a tick (below the tick; zero: on multiples).
+    pub clock_phase: SimDuration,
     pub rng: SimRng,
     /// A `PitSweep` is scheduled for this time.
     pub pit_sweep_at: Option<SimTime>,
@@ -158,7 +161,7 @@ impl Node {
     /// When a timer asked for `t` actually fires on this node's clock.
     pub fn align(&self, t: SimTime) -> SimTime {
         match self.clock_tick {
-            Some(tick) => t.ceil_to(tick),
+            Some(tick) => t.ceil_to_edge(tick, self.clock_phase),
             None => t,
         }
     }
@@ -193,8 +196,9 @@ struct AppWaker {
     /// What the app promised as its last hook returned: wake-ups before `until` are idle polls,
     /// which the world runs itself.
     idle: Option<IdlePolls>,
-    /// The clock tick of the app's node (zero: none), copied as the run starts.
+    /// The clock tick of the app's node (zero: none) and its phase, copied as the run starts.
     tick: SimDuration,
+    phase: SimDuration,
 }
 
 /// Counters of the whole run.
@@ -354,7 +358,10 @@ impl World {
         self.wakers = self
             .apps
             .iter()
-            .map(|a| AppWaker { tick: self.nodes[a.node.idx()].clock_tick.unwrap_or_default(), ..AppWaker::default() })
+            .map(|a| {
+                let n = &self.nodes[a.node.idx()];
+                AppWaker { tick: n.clock_tick.unwrap_or_default(), phase: n.clock_phase, ..AppWaker::default() }
+            })
             .collect();
     }
 
@@ -536,7 +543,7 @@ impl World {
         let now = self.queue.now();
         let waker = &mut self.wakers[app.idx()];
         // As `Node::align` on the app's node.
-        let t = t.max(now).ceil_to(waker.tick);
+        let t = t.max(now).ceil_to_edge(waker.tick, waker.phase);
         if waker.wake_at.is_none_or(|w| t < w) {
             waker.wake_gen = waker.wake_gen.wrapping_add(1);
             waker.wake_at = Some(t);
