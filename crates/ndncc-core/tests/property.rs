@@ -31,11 +31,15 @@ fn random_scenario(seed: u64) -> String {
     let mut g = stream(seed, "property");
     let n = g.gen_range(3..=12);
     let mut s = format!("[simulation]\nduration = \"{}ms\"\nseed = {seed}\n\n[nodes]\n", g.gen_range(300..1500));
+    // Nodes whose module refuses Interests with NACKs: no consumer may sit on one (validation
+    // refuses it, as the refusal and the resend would come in zero time).
+    let mut refusing = vec![false; n];
     for i in 0..n {
         let strategy = StrategyConfig::TYPES.choose(&mut g).copied().unwrap_or("best-route");
         let mut node = format!("N{i} = {{ strategy = {{ type = \"{strategy}\" }}");
         if g.gen_bool(0.3) {
             let module = ModuleConfig::TYPES.choose(&mut g).copied().unwrap_or("mircc");
+            refusing[i] = module == "interest-limit" || module == "hbh-shaper";
             let m = if module == "static-rate-stamp" {
                 r#"{ type = "static-rate-stamp", rate = 500.0 }"#.to_string()
             } else {
@@ -86,7 +90,15 @@ fn random_scenario(seed: u64) -> String {
         let prefix = g.gen_range(0..producers);
         // Not on the node of its own producer: with nothing between them, a window grows until
         // the consumer's cap (tests/robustness.rs covers that case).
-        let at = (g.gen_range(1..n) + producer_nodes[prefix]) % n;
+        let mut at = (g.gen_range(1..n) + producer_nodes[prefix]) % n;
+        // The next node along that is neither the producer's nor a refusing one, if any.
+        for step in 0..n {
+            let k = (at + step) % n;
+            if k != producer_nodes[prefix] && !refusing[k] {
+                at = k;
+                break;
+            }
+        }
         let control = if g.gen_bool(0.75) {
             format!(
                 r#"window = {{ type = "{}" }}"#,

@@ -325,6 +325,20 @@ case!(
     "must be > 0"
 );
 case!(
+    an_interest_limit_module_on_a_consumers_own_node_is_rejected,
+    with_line(9, "C1 = { modules = [{ type = \"interest-limit\" }] }"),
+    9,
+    "nodes.C1.modules[0]",
+    "simulated time could not advance"
+);
+case!(
+    an_hbh_shaper_module_on_a_consumers_own_node_is_rejected,
+    with_line(9, "C1 = { modules = [{ type = \"hbh-shaper\" }] }"),
+    9,
+    "nodes.C1.modules[0]",
+    "put the module on the next router"
+);
+case!(
     a_clock_phase_without_a_clock_tick_is_rejected,
     with_line(10, "R1 = { clock_phase = \"30ms\" }"),
     10,

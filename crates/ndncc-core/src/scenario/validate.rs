@@ -256,7 +256,30 @@ impl Scenario {
         check::count(&join(key, "interest_bucket"), c.interest_bucket as u64, 1, MAX_QUEUE_PACKETS)?;
         self.check_randomness(key, c)?;
         self.check_reachable(key, c, parts)?;
-        self.check_not_answered_in_zero_time(key, c)
+        self.check_not_answered_in_zero_time(key, c)?;
+        self.check_not_refused_in_zero_time(key, c)
+    }
+
+    /// A module that refuses Interests with a NACK (`interest-limit`, `hbh-shaper`) on the
+    /// consumer's own node would refuse its Interests the instant they are sent, and the consumer
+    /// would resend them that same instant: simulated time could never advance.
+    fn check_not_refused_in_zero_time(&self, key: &str, c: &ConsumerSpec) -> Check {
+        let Some(node) = self.nodes.get(&c.node) else { return Ok(()) };
+        for (i, m) in node.modules.iter().enumerate() {
+            let kind = m.kind();
+            if kind == "interest-limit" || kind == "hbh-shaper" {
+                return fail(
+                    index(&join(&join("nodes", &c.node), "modules"), i),
+                    format!(
+                        "a `{kind}` module on node {} refuses the Interests of consumer {key} the instant \
+                         they are sent, and the consumer resends them at that same instant, so simulated \
+                         time could not advance; put the module on the next router",
+                        c.node
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Start jitter, arrivals and catalogue.
