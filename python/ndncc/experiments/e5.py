@@ -27,13 +27,15 @@ from .claims import Check, Notes  # noqa: E402
 MULTIPATH = "e5-multipath.toml"
 ICP = "e5-icp.toml"
 UPSTREAM = ("R2->P1", "R2->P2", "R2->P3")
+UPSTREAM_NODES = ("P1", "P2", "P3")
 CONSUMERS = ("C1", "C2", "C3", "C4", "C5")
 
-#: ALGORITHMS.md A5 (scen4.1): the three path settings of R2's upstream links.
+#: The reference code's three path settings (topo-pcon_scen4.1_{EQUAL,DIFF_DELAY,DIFF_BW}.txt,
+#: lines 32-36): the consumer's link delay, then (bandwidth, delay) of R2's upstream links.
 SETTINGS = {
-    "equal": {"P1": ("10Mbps", "5ms"), "P2": ("10Mbps", "5ms"), "P3": ("10Mbps", "5ms")},
-    "diff-delay": {"P1": ("10Mbps", "46ms"), "P2": ("10Mbps", "21ms"), "P3": ("10Mbps", "1ms")},
-    "diff-bw": {"P1": ("22.5Mbps", "5ms"), "P2": ("6Mbps", "5ms"), "P3": ("1.5Mbps", "5ms")},
+    "equal": {"C": "5ms", "P1": ("10Mbps", "5ms"), "P2": ("10Mbps", "5ms"), "P3": ("10Mbps", "5ms")},
+    "diff-delay": {"C": "4ms", "P1": ("10Mbps", "46ms"), "P2": ("10Mbps", "21ms"), "P3": ("10Mbps", "1ms")},
+    "diff-bw": {"C": "5ms", "P1": ("22.5Mbps", "5ms"), "P2": ("6Mbps", "5ms"), "P3": ("1.5Mbps", "5ms")},
 }
 STRATEGIES = {
     "pcon": '{type="pcon"}',
@@ -44,8 +46,9 @@ STRATEGIES = {
 
 
 def _links(setting: str) -> tuple[str, ...]:
-    out: list[str] = []
-    for p, (bw, delay) in SETTINGS[setting].items():
+    out: list[str] = [f"links.C-R2.delay={SETTINGS[setting]['C']}"]
+    for p in UPSTREAM_NODES:
+        bw, delay = SETTINGS[setting][p]
         out += [f"links.R2-{p}.bandwidth={bw}", f"links.R2-{p}.delay={delay}"]
     return tuple(out)
 
