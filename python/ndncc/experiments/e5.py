@@ -782,6 +782,7 @@ def _icp_notes(nt: Notes) -> None:
             *c_beats,
             *c_order,
         )
+    nt.plain("")
     nt.say(
         f"- Over a 60 s run (**pcon-60s**) PCON's rates are each within 30% of the seed's and rise from C1 "
         f"to C5 ({' / '.join(n('pcon-60s', 'rate_mbps', c) for c in CONSUMERS)} Mbit/s, mean "
