@@ -56,6 +56,10 @@ def _links(setting: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: The PCON consumer with Linux BIC's law instead of ConsumerCC's (a sensitivity row).
+LINUX_BIC = '{type="pcon", law="bic", beta=0.5, cwa_applies_to_marks=false}'
+
+
 def _consumer(key: str, value: str) -> str:
     return f"apps.C.{key}={value}"
 
@@ -93,13 +97,12 @@ MULTIPATH_SENSITIVITY = (
         tuple(STRATEGIES),
         (_consumer("window.beta", "0.8"),),
     ),
-    # ConsumerCC's BIC (slow start below LOW_WINDOW only, binary search to the midpoint) against
-    # Linux BIC's (unbounded slow start, a quarter of the distance), the file's earlier choice.
+    # ConsumerCC's BIC against Linux BIC (with the same decrease factor), the file's earlier law.
     (
         "bic-linux",
-        "Linux BIC's growth (b 4, slow start until the first decrease) instead of ConsumerCC's",
+        "Linux BIC (law bic, slow start until the first decrease, beta 0.5) instead of ConsumerCC's",
         tuple(STRATEGIES),
-        (_consumer("window.b", "4"), _consumer("window.initial_ssthresh", "1000000")),
+        (_consumer("window", LINUX_BIC),),
     ),
     # CHANGE_PER_MARK is an environment variable (pcon-strategy.cpp line 63).
     (
@@ -228,9 +231,9 @@ ICP_SENSITIVITY = [
     Variant(
         "pcon-bic-linux",
         ICP,
-        (*_pcon_consumers("window.b", "4"), *_pcon_consumers("window.initial_ssthresh", "1000000")),
+        _pcon_consumers("window", LINUX_BIC),
         {},
-        "sensitivity: PCON consumers with Linux BIC's growth (b 4, slow start until the first decrease)",
+        "sensitivity: PCON consumers with Linux BIC (law bic, slow start until the first decrease, beta 0.5)",
     ),
     Variant(
         "pcon-queue1000",
