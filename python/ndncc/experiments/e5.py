@@ -374,7 +374,28 @@ def _derived(res: Result, v: Variant) -> list[dict]:
         out.append(
             row(v.name, "all", "mean_rtt_ms", sum(r * t for r, t in zip(rates, rtts)) / sum(rates), "ms")
         )
+    # The same rates over the second half of the run (the seed does not say over which window
+    # Table 1 was taken).
+    late = [_late_goodput_kbps(res, c) for c in CONSUMERS]
+    for c, kbps in zip(CONSUMERS, late):
+        out.append(row(v.name, c, "rate_late_mbps", None if kbps is None else kbps / 1e3, "Mbit/s"))
+    if all(k is not None for k in late):
+        out.append(row(v.name, "all", "rate_late_mbps", sum(late) / len(late) / 1e3, "Mbit/s"))
     return out
+
+
+def _late_goodput_kbps(res: Result, consumer: str) -> Optional[float]:
+    """A consumer's goodput over the second half of the run [kbit/s]: Data received between the
+    last sample at or before the middle of the run and the last sample."""
+    data = res.series(metric="data_received", entity=consumer).sort("t")
+    if data.height < 2:
+        return None
+    t, n = data["t"].to_list(), data["value"].to_list()
+    mid = t[-1] / 2
+    at_mid = max(i for i, x in enumerate(t) if x <= mid + 1e-9)
+    if t[-1] <= t[at_mid]:
+        return None
+    return (n[-1] - n[at_mid]) * PAYLOAD_BYTES * 8 / (t[-1] - t[at_mid]) / 1e3
 
 
 def _late_half(res: Result) -> tuple[Optional[float], list[Optional[float]]]:
@@ -382,19 +403,17 @@ def _late_half(res: Result) -> tuple[Optional[float], list[Optional[float]]]:
     window after the split has had half the run to move from its start on P1. Shares are the
     Interests R2 sent on each face in that window (every Interest has the same size, so bytes
     sent count them)."""
+    tput = _late_goodput_kbps(res, "C")
     data = res.series(metric="data_received", entity="C").sort("t")
-    if data.height < 2:
+    if tput is None:
         return None, [None] * len(UPSTREAM)
-    end = float(data["t"][-1])
-    mid = end / 2
-    t, n = data["t"].to_list(), data["value"].to_list()
-    at_mid = max(i for i, x in enumerate(t) if x <= mid + 1e-9)
-    tput = (n[-1] - n[at_mid]) * PAYLOAD_BYTES * 8 / (end - t[at_mid]) / 1e3
+    t = data["t"].to_list()
+    since = t[max(i for i, x in enumerate(t) if x <= t[-1] / 2 + 1e-9)]
     sent = []
     for face in UPSTREAM:
         b = res.faces(metric="bytes_sent", entity=face).sort("t")
         tb, vb = b["t"].to_list(), b["value"].to_list()
-        before = [v for x, v in zip(tb, vb) if x <= t[at_mid] + 1e-9]
+        before = [v for x, v in zip(tb, vb) if x <= since + 1e-9]
         sent.append((vb[-1] - (before[-1] if before else 0.0)) if vb else 0.0)
     total = sum(sent)
     return tput, [x / total if total else None for x in sent]
@@ -733,6 +752,29 @@ def _icp_notes(nt: Notes) -> None:
         otherwise=f"- PCON's mean rate ({n('pcon', 'rate_mbps', 'all')} Mbit/s) is less than 1.3 times ICP's "
         f"({n('icp', 'rate_mbps', 'all')}); the seed's is 1.52 times (10.96 against 7.21).",
     )
+    late = "rate_late_mbps"
+    late_rates = " / ".join(n("pcon", late, c) for c in CONSUMERS)
+    nt.say(
+        "- Over the second half of the run (the seed does not say over which window Table 1 was taken) "
+        f"PCON's rates are {late_rates} Mbit/s (mean {n('pcon', late, 'all')}): each within 30% of the "
+        f"seed's, rising from C1 to C5, and the mean at least 1.3 times ICP's ({n('icp', late, 'all')}).",
+        *(
+            c
+            for flow in (*CONSUMERS, "all")
+            for c in (
+                Check(ref("pcon", flow, late), ">=", TABLE1["pcon"][flow][1] * 0.7),
+                Check(ref("pcon", flow, late), "<=", TABLE1["pcon"][flow][1] * 1.3),
+            )
+        ),
+        *(
+            Check(ref("pcon", hi, late), ">", ref("pcon", lo, late))
+            for hi, lo in zip(CONSUMERS[::-1], CONSUMERS[-2::-1])
+        ),
+        Check(ref("pcon", "all", late), ">=", ref("icp", "all", late), 1.3),
+        otherwise="- Over the second half of the run PCON's rates are "
+        f"{late_rates} Mbit/s (mean {n('pcon', late, 'all')}; ICP {n('icp', late, 'all')}); the seed's are "
+        "5.53 / 6.77 / 9.32 / 12.69 / 20.52.",
+    )
     nt.plain("")
     nt.plain(
         "Which ICP the seed ran: its slides cite [3] (Carofiglio, Gallo, Muscariello, Papalini, Wang, ICNP "
@@ -856,8 +898,9 @@ def _gap_cause(name: str, flow: str, metric: str) -> str:
             "under the other published sets."
         )
     return (
-        "each consumer's share of the 60 Mbit/s upstream capacity follows PCON's split at R1 and R2; the "
-        "sensitivity table below shows the rates with one assumption changed."
+        "each consumer's share of the 60 Mbit/s upstream capacity follows PCON's split at R1 and R2, which "
+        "starts on C–R1–R2–P1 and takes seconds to spread; the rates over the second half of the run and "
+        "the sensitivity table below show how the figure moves with the window and with one assumption."
     )
 
 
