@@ -71,10 +71,10 @@ MULTIPATH_SENSITIVITY = (
     # The seed does not say how long its runs were; RUNTIME is an environment variable whose
     # default is 10 s (pcon_scen4.1.cpp line 42).
     (
-        "60s",
-        "a 60 s run (RUNTIME set longer than its 10 s default)",
+        "120s",
+        "a 120 s run (RUNTIME set longer than its 10 s default)",
         tuple(STRATEGIES),
-        ("simulation.duration=60s",),
+        ("simulation.duration=120s",),
     ),
     # QUEUE_SIZE_PKTS is an environment variable (line 43); ALGORITHMS.md A5 once gave 1,000.
     (
@@ -642,40 +642,29 @@ def _multipath_notes(nt: Notes) -> None:
             f"{n(mp(setting, 'pcon'), 'share_late', 'R2->P1', 2)} of R2's Interests on P1, its starting path "
             "(at most half).",
         )
-    long_dd = mp(dd, "pcon", "60s")
+    long_dd, long_cf, long_pi = (mp(dd, name, "120s") for name in ("pcon", "cf", "pi"))
     nt.say(
-        f"- Even over the second half of a 60 s run PCON's Diff_Delay split still sends "
-        f"{n(long_dd, 'share_late', 'R2->P1', 2)} of R2's Interests on P1 (46 ms), and its throughput "
-        f"({n(long_dd, 'throughput_late_kbps', 'all')} kbit/s) stays below CF's "
-        f"({n(mp(dd, 'cf', '60s'), 'throughput_late_kbps', 'all')}): started on the longest path, the split "
-        "has not converged; started from an equal split (`init-equal` below) PCON carries the most.",
-        Check(ref(long_dd, "R2->P1", "share_late"), ">", 0.5),
-        Check(
-            ref(long_dd, "all", "throughput_late_kbps"),
-            "<",
-            ref(mp(dd, "cf", "60s"), "all", "throughput_late_kbps"),
-        ),
-        Check(
-            ref(mp(dd, "pcon", "init-equal"), "all", "throughput_late_kbps"),
-            ">=",
-            ref(mp(dd, "cf"), "all", "throughput_late_kbps"),
-        ),
-        Check(
-            ref(mp(dd, "pcon", "init-equal"), "all", "throughput_late_kbps"),
-            ">=",
-            ref(mp(dd, "pi"), "all", "throughput_late_kbps"),
-        ),
-        otherwise=f"- Over the second half of a 60 s run PCON's Diff_Delay split sends "
+        "- Given time, PCON's Diff_Delay split does converge: over the second half of a 120 s run it "
+        f"sends {n(long_dd, 'share_late', 'R2->P1', 2)} / {n(long_dd, 'share_late', 'R2->P2', 2)} / "
+        f"{n(long_dd, 'share_late', 'R2->P3', 2)} of R2's Interests on P1 / P2 / P3 and carries the most "
+        f"({n(long_dd, 'throughput_late_kbps', 'all')} kbit/s against PI "
+        f"{n(long_pi, 'throughput_late_kbps', 'all')} and CF {n(long_cf, 'throughput_late_kbps', 'all')}). "
+        "Started on the longest path, with CHANGE_PER_MARK 0.02, it gets there far more slowly than the "
+        "reference scenario's 10 s default allows.",
+        Check(ref(long_dd, "R2->P1", "share_late"), "<", 0.5),
+        Check(ref(long_dd, "all", "throughput_late_kbps"), ">=", ref(long_pi, "all", "throughput_late_kbps")),
+        Check(ref(long_dd, "all", "throughput_late_kbps"), ">=", ref(long_cf, "all", "throughput_late_kbps")),
+        otherwise=f"- Over the second half of a 120 s run PCON's Diff_Delay split sends "
         f"{n(long_dd, 'share_late', 'R2->P1', 2)} of R2's Interests on P1 (46 ms), for "
-        f"{n(long_dd, 'throughput_late_kbps', 'all')} kbit/s against CF's "
-        f"{n(mp(dd, 'cf', '60s'), 'throughput_late_kbps', 'all')}.",
+        f"{n(long_dd, 'throughput_late_kbps', 'all')} kbit/s against PI "
+        f"{n(long_pi, 'throughput_late_kbps', 'all')} and CF {n(long_cf, 'throughput_late_kbps', 'all')}.",
     )
     nt.plain("")
     nt.plain(
         "Over which window the seed's bar chart was taken is not in the authors' code: the scenario "
         "programs write the forwarding percentages (every change, from t = 0) and rates (every 100 ms) to "
         "files, and the plotting scripts are not published with them. Hence the two windows above and a "
-        "60 s run below."
+        "120 s run below."
     )
     nt.plain("")
     nt.plain(
