@@ -771,9 +771,8 @@ def _icp_notes(nt: Notes) -> None:
         "used: their ndnSIM RAAQM consumer (Muscariello and Zeng, 2015, ndn-consumer-window-raaqm.hpp) sets "
         "P_MIN 0.00001, DROP_FACTOR 0.02, BETA 0.5, GAMMA 1, 30 RTT samples and a 1 s lifetime, the same "
         "set as libndn-icp. The paper's own parameter table was not found (searched: the paper's title "
-        "with RAAQM, p_min, drop factor and beta; public copies of the paper are indexed by their first "
-        "page only). The rows below run ICP with the other published sets and PCON with one assumption "
-        "changed."
+        "with RAAQM, p_min, drop factor and beta; the public copies found show only its first page). The "
+        "rows below run ICP with the other published sets and PCON with one assumption changed."
     )
     nt.plain("")
     nt.plain(
@@ -853,8 +852,8 @@ def _icp_notes(nt: Notes) -> None:
     nt.say(
         "- ICP's rates with hICN's consumer.conf constants (decrease factor 0.99, drop factor 0.003) are "
         f"each within 30% of the seed's ICP column (mean {n(conf, 'rate_mbps', 'all')} against 7.21 "
-        f"Mbit/s); with its authors' constants they are far below it ({n('icp', 'rate_mbps', 'all')}). So "
-        "the seed's ICP decreased far less often than its authors' defaults make it.",
+        f"Mbit/s); with its authors' constants they are far below it ({n('icp', 'rate_mbps', 'all')}). This "
+        "suggests that the seed's ICP decreased far less often than its authors' defaults make it.",
         *close,
         Check(ref("icp", "all", "rate_mbps"), "<", TABLE1["icp"]["all"][1] * 0.7),
         otherwise=f"- With hICN's consumer.conf constants (**{conf}**) ICP's mean rate is "
