@@ -19,11 +19,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
 
-from .. import Result, plots  # noqa: E402
+from .. import Result, plots, stats  # noqa: E402
 from . import Progress, register  # noqa: E402
 from ._variants import Variant, row, run_variants, summary_value  # noqa: E402
-from .claims import Check, Notes  # noqa: E402
+from .claims import Check, Notes, lookup  # noqa: E402
 
 MULTIPATH = "e5-multipath.toml"
 ICP = "e5-icp.toml"
@@ -82,6 +83,13 @@ MULTIPATH_SENSITIVITY = (
         "queues of 1,000 packets instead of QUEUE_SIZE_PKTS' 200",
         tuple(STRATEGIES),
         ("defaults.link.queue.limit=1000",),
+    ),
+    # CoDelQueue2 restarts its mark count on every re-entry; RFC 8289 CoDel resumes it.
+    (
+        "count-reuse",
+        "RFC 8289's reuse of CoDel's count on a re-entry, which CoDelQueue2 does not have",
+        tuple(STRATEGIES),
+        ("defaults.link.queue.count_reuse=true",),
     ),
     # MIN_RTO is 10 ms unless QUEUE_TYPE is PCON (lines 60 and 83-85).
     (
@@ -243,6 +251,13 @@ ICP_SENSITIVITY = [
         "sensitivity: PCON with queues of 1,000 packets instead of QUEUE_SIZE_PKTS' 200",
     ),
     Variant(
+        "pcon-count-reuse",
+        ICP,
+        ("defaults.link.queue.count_reuse=true",),
+        {},
+        "sensitivity: PCON with RFC 8289's reuse of CoDel's count, which CoDelQueue2 does not have",
+    ),
+    Variant(
         "pcon-rto10ms",
         ICP,
         _pcon_consumers("rtt.min_rto", "10ms"),
@@ -262,11 +277,54 @@ ICP_SENSITIVITY = [
 #: (`pcon-60s` with `icp-60s`), else with the reference row.
 _ICP_PAIR = {"pcon-60s": "icp-60s", "icp-60s": "pcon-60s"}
 
-ICP_VARIANTS = [
+_PCON_VS_ICP = [
     Variant("pcon", ICP, (), _paper("pcon"), "PCON: pcon strategy, PCON consumers (BIC), CoDel marking"),
     Variant("icp", ICP, ICP_OVERRIDES, _paper("icp"), "ICP: CF strategy, RAAQM consumers with route labels"),
-    *ICP_SENSITIVITY,
 ]
+
+#: Seeds of the PCON and ICP runs of Table 1: one run's per-consumer rates move by tens of per cent
+#: from seed to seed (PCON's and CF's draws), so the table is also compared on their mean.
+TABLE1_SEEDS = range(1, 6)
+TABLE1_REPLICAS = [
+    Variant(
+        f"{v.name},seed={seed}",
+        v.scenario,
+        (*v.overrides, f"simulation.seed={seed}"),
+        {},
+        f"{v.name}, seed {seed}",
+        figures=False,
+    )
+    for v in _PCON_VS_ICP
+    for seed in TABLE1_SEEDS
+    if seed != 1  # seed 1 is the scenario's own: the variant itself
+]
+#: Metrics averaged over TABLE1_SEEDS, with their units.
+TABLE1_REPLICATED = {"rate_mbps": "Mbit/s", "rate_late_mbps": "Mbit/s", "mean_rtt_ms": "ms"}
+
+
+def _seeds(name: str) -> str:
+    """The variant holding ``name``'s means over TABLE1_SEEDS."""
+    return f"{name},{len(TABLE1_SEEDS)} seeds"
+
+
+def _over_seeds(rows: list[dict]) -> list[dict]:
+    """Per flow of the PCON and ICP runs: the mean over TABLE1_SEEDS, and its 95% half-width
+    (Student's t over the seeds)."""
+    out = []
+    for v in _PCON_VS_ICP:
+        runs = [v.name, *(f"{v.name},seed={seed}" for seed in TABLE1_SEEDS if seed != 1)]
+        for flow in (*CONSUMERS, "all"):
+            for metric, unit in TABLE1_REPLICATED.items():
+                per_run = [lookup(rows, (r, flow, metric)) for r in runs]
+                if any(x is None for x in per_run):
+                    continue
+                table = stats.aggregate(pl.DataFrame({"g": [0] * len(per_run), "value": per_run}), ["g"])
+                out.append(row(_seeds(v.name), flow, metric, table["mean"][0], unit))
+                out.append(row(_seeds(v.name), flow, f"{metric}_ci95", table["ci95"][0], unit))
+    return out
+
+
+ICP_VARIANTS = [*_PCON_VS_ICP, *ICP_SENSITIVITY, *TABLE1_REPLICAS]
 
 CACHING = "e5-caching.toml"
 OVERLAY = "e5-overlay.toml"
@@ -502,6 +560,7 @@ HEADLINE = (
 )
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
+    rows += _over_seeds(rows)
     _multipath_figure(results, folder / "multipath_share.png")
     _icp_figure(results, folder / "pcon_vs_icp.png")
     notes(rows).write(folder)
@@ -534,7 +593,13 @@ def notes(rows: list[dict]) -> Notes:
     nt.plain("Variants:")
     nt.plain("")
     for v in VARIANTS:
-        nt.plain(f"- `{v.name}`: {v.note}")
+        if v not in TABLE1_REPLICAS:
+            nt.plain(f"- `{v.name}`: {v.note}")
+    nt.plain(
+        f"- `pcon,seed=N` and `icp,seed=N` (N = 2 to {max(TABLE1_SEEDS)}): `pcon` and `icp` with another "
+        f"seed; `{_seeds('pcon')}` and `{_seeds('icp')}` hold their means (and 95% half-widths, "
+        "`_ci95`)."
+    )
     return nt
 
 
@@ -559,22 +624,51 @@ def _most(nt: Notes, variant: str, others: list[str], metric: str) -> tuple[str,
     return "no", (Check(_ref(variant, "all", metric), "<", _ref(larger, "all", metric)),)
 
 
-def _within_table1(nt: Notes, variant: str, column: str, tol: float) -> tuple[str, tuple[Check, ...]]:
+def _within_table1(
+    nt: Notes, variant: str, column: str, tol: float, metric: str = "rate_mbps"
+) -> tuple[str, tuple[Check, ...]]:
     """Whether every rate of ``variant`` is within ``tol`` of the seed's ``column`` of Table 1
     ("yes", or "no" naming the first consumer outside), with the checks that make it true."""
     checks = []
     for flow in (*CONSUMERS, "all"):
         seed = TABLE1[column][flow][1]
-        lo = Check(_ref(variant, flow, "rate_mbps"), ">=", seed * (1 - tol))
-        hi = Check(_ref(variant, flow, "rate_mbps"), "<=", seed * (1 + tol))
+        lo = Check(_ref(variant, flow, metric), ">=", seed * (1 - tol))
+        hi = Check(_ref(variant, flow, metric), "<=", seed * (1 + tol))
         if nt.holds(lo, hi) is None:
             return "n/a", ()
         if not nt.holds(lo):
-            return f"no ({flow} low)", (Check(_ref(variant, flow, "rate_mbps"), "<", seed * (1 - tol)),)
+            return f"no ({flow} low)", (Check(_ref(variant, flow, metric), "<", seed * (1 - tol)),)
         if not nt.holds(hi):
-            return f"no ({flow} high)", (Check(_ref(variant, flow, "rate_mbps"), ">", seed * (1 + tol)),)
+            return f"no ({flow} high)", (Check(_ref(variant, flow, metric), ">", seed * (1 + tol)),)
         checks += [lo, hi]
     return "yes", tuple(checks)
+
+
+def _rising(nt: Notes, variant: str, metric: str = "rate_mbps") -> tuple[str, tuple[Check, ...]]:
+    """Whether the rates rise from C1 to C5 ("yes", or "no" naming a pair out of order), with the
+    checks that make it true."""
+    pairs = list(zip(CONSUMERS[::-1], CONSUMERS[-2::-1]))
+    up = tuple(Check(_ref(variant, hi, metric), ">", _ref(variant, lo, metric)) for hi, lo in pairs)
+    if nt.holds(*up) is None:
+        return "n/a", ()
+    if nt.holds(*up):
+        return "yes", up
+    for hi, lo in pairs:
+        c = Check(_ref(variant, hi, metric), "<=", _ref(variant, lo, metric))
+        if nt.holds(c):
+            return f"no ({hi} ≤ {lo})", (c,)
+    return "n/a", ()
+
+
+def _at_least(
+    nt: Notes, lhs: tuple[str, str, str], rhs: tuple[str, str, str], factor: float
+) -> tuple[str, tuple[Check, ...]]:
+    """Whether ``lhs`` ≥ ``factor`` · ``rhs`` ("yes"/"no"), with the check that makes it true."""
+    ge = Check(lhs, ">=", rhs, factor)
+    outcome = nt.holds(ge)
+    if outcome is None:
+        return "n/a", ()
+    return ("yes", (ge,)) if outcome else ("no", (Check(lhs, "<", rhs, factor),))
 
 
 def _multipath_notes(nt: Notes) -> None:
@@ -721,49 +815,34 @@ def _icp_notes(nt: Notes) -> None:
                     f"{seed}: "
                     f"{_gap_cause(name, flow, metric)}",
                 )
-    order = tuple(
-        Check(ref("pcon", hi, "rate_mbps"), ">", ref("pcon", lo, "rate_mbps"))
-        for hi, lo in zip(CONSUMERS[::-1], CONSUMERS[-2::-1])
+    nt.plain("")
+    nt.plain(
+        f"Table 1's shape, on the seed-1 runs and on the mean over {len(TABLE1_SEEDS)} seeds (one run's "
+        "per-consumer rates move by tens of per cent from seed to seed), over the whole run and over its "
+        "second half (the seed does not say over which window Table 1 was taken):"
     )
-    rates = " / ".join(n("pcon", "rate_mbps", c) for c in CONSUMERS)
-    nt.say(
-        f"- PCON's rates (C1 to C5: {rates} Mbit/s) rise from C1 to C5, the shorter paths getting more, as "
-        "in the seed.",
-        *order,
-        otherwise=f"- PCON's rates (C1 to C5: {rates} Mbit/s) do not rise steadily from C1 to C5 as the "
-        "seed's do: the split over R1's and R2's upstream faces, not the path length alone, decides each "
-        "consumer's share.",
+    nt.plain("")
+    nt.plain(
+        "| PCON runs | window | rates C1 / C2 / C3 / C4 / C5 [Mbit/s] | mean | each within 30% of Table 1 "
+        "| rising C1 → C5 | ≥ 1.3 × ICP's mean |"
     )
-    nt.say(
-        f"- PCON's mean rate ({n('pcon', 'rate_mbps', 'all')} Mbit/s) is at least 1.3 times ICP's "
-        f"({n('icp', 'rate_mbps', 'all')}); the seed's is 1.52 times (10.96 against 7.21).",
-        Check(ref("pcon", "all", "rate_mbps"), ">=", ref("icp", "all", "rate_mbps"), 1.3),
-        otherwise=f"- PCON's mean rate ({n('pcon', 'rate_mbps', 'all')} Mbit/s) is less than 1.3 times ICP's "
-        f"({n('icp', 'rate_mbps', 'all')}); the seed's is 1.52 times (10.96 against 7.21).",
-    )
-    late = "rate_late_mbps"
-    late_rates = " / ".join(n("pcon", late, c) for c in CONSUMERS)
-    nt.say(
-        "- Over the second half of the run (the seed does not say over which window Table 1 was taken) "
-        f"PCON's rates are {late_rates} Mbit/s (mean {n('pcon', late, 'all')}): each within 30% of the "
-        f"seed's, rising from C1 to C5, and the mean at least 1.3 times ICP's ({n('icp', late, 'all')}).",
-        *(
-            c
-            for flow in (*CONSUMERS, "all")
-            for c in (
-                Check(ref("pcon", flow, late), ">=", TABLE1["pcon"][flow][1] * 0.7),
-                Check(ref("pcon", flow, late), "<=", TABLE1["pcon"][flow][1] * 1.3),
+    nt.plain("| --- | --- | --- | --- | --- | --- | --- |")
+    for pcon, icp, runs in (
+        ("pcon", "icp", "seed 1"),
+        (_seeds("pcon"), _seeds("icp"), f"mean of {len(TABLE1_SEEDS)} seeds"),
+    ):
+        for metric, window in (("rate_mbps", "run"), ("rate_late_mbps", "second half")):
+            near, c_near = _within_table1(nt, pcon, "pcon", 0.30, metric)
+            rising, c_rising = _rising(nt, pcon, metric)
+            beats, c_beats = _at_least(nt, (pcon, "all", metric), (icp, "all", metric), 1.3)
+            rates = " / ".join(n(pcon, metric, c) for c in CONSUMERS)
+            nt.say(
+                f"| {runs} | {window} | {rates} | {n(pcon, metric, 'all')} (ICP {n(icp, metric, 'all')}) | "
+                f"{near} | {rising} | {beats} |",
+                *c_near,
+                *c_rising,
+                *c_beats,
             )
-        ),
-        *(
-            Check(ref("pcon", hi, late), ">", ref("pcon", lo, late))
-            for hi, lo in zip(CONSUMERS[::-1], CONSUMERS[-2::-1])
-        ),
-        Check(ref("pcon", "all", late), ">=", ref("icp", "all", late), 1.3),
-        otherwise="- Over the second half of the run PCON's rates are "
-        f"{late_rates} Mbit/s (mean {n('pcon', late, 'all')}; ICP {n('icp', late, 'all')}); the seed's are "
-        "5.53 / 6.77 / 9.32 / 12.69 / 20.52.",
-    )
     nt.plain("")
     nt.plain(
         "Which ICP the seed ran: its slides cite [3] (Carofiglio, Gallo, Muscariello, Papalini, Wang, ICNP "
