@@ -373,8 +373,8 @@ fn python_class() -> ClassSpec {
 fn queues() -> Vec<QueueConfig> {
     vec![
         QueueConfig::Droptail(DropTailConfig { packets: Some(100), bytes: Some(Bytes(1000)) }),
-        QueueConfig::Codel(CodelConfig::default()),
-        QueueConfig::CodelMark(CodelMarkConfig::default()),
+        QueueConfig::Codel(CodelConfig { count_reuse: false, ..CodelConfig::default() }),
+        QueueConfig::CodelMark(CodelMarkConfig { count_reuse: false, ..CodelMarkConfig::default() }),
         QueueConfig::NfdMark(NfdMarkConfig {
             threshold: Some(Bytes(65_536)),
             capacity_bytes: Some(Bytes(150_000)),

@@ -57,6 +57,10 @@ pub struct CodelConfig {
     pub min_bytes: Bytes,
     /// Factor on the control-law spacing `interval / √count` (default 1.0, RFC 8289).
     pub spacing_factor: f64,
+    /// Re-entering the state soon after leaving it resumes `count` (RFC 8289 §5.5; default
+    /// true). False starts every entry at count 1.
+    #[serde(skip_serializing_if = "is_true")]
+    pub count_reuse: bool,
 }
 
 impl Default for CodelConfig {
@@ -67,6 +71,7 @@ impl Default for CodelConfig {
             limit: 1000,
             min_bytes: Bytes(1500),
             spacing_factor: 1.0,
+            count_reuse: true,
         }
     }
 }
@@ -89,6 +94,10 @@ pub struct CodelMarkConfig {
     /// Factor on the spacing `interval / √count` between marks (default 1.1, as in the
     /// original PCON code; 1.0 gives RFC 8289 spacing).
     pub spacing_factor: f64,
+    /// Resume `count` on a re-entry soon after leaving (RFC 8289; default true). The original
+    /// PCON queue (CoDelQueue2) restarts at count 1 whenever a packet is below target.
+    #[serde(skip_serializing_if = "is_true")]
+    pub count_reuse: bool,
 }
 
 impl Default for CodelMarkConfig {
@@ -99,6 +108,7 @@ impl Default for CodelMarkConfig {
             limit: 200,
             min_bytes: Bytes(0),
             spacing_factor: 1.1,
+            count_reuse: true,
         }
     }
 }
@@ -132,8 +142,15 @@ impl CodelMarkConfig {
             limit: self.limit,
             min_bytes: self.min_bytes,
             spacing_factor: self.spacing_factor,
+            count_reuse: self.count_reuse,
         }
     }
+}
+
+/// The default of `count_reuse` is left out of echoed configurations, which stay as they were
+/// before the key existed.
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn check_codel(c: &CodelConfig) -> Check {
@@ -153,6 +170,7 @@ pub struct Codel {
     interval: SimDuration,
     min_bytes: u64,
     spacing_factor: f64,
+    count_reuse: bool,
     /// When the sojourn time will have been above target for a whole interval; `None` while
     /// it is below target.
     first_above: Option<SimTime>,
@@ -175,6 +193,7 @@ impl Codel {
             interval: cfg.interval.get(),
             min_bytes: cfg.min_bytes.0,
             spacing_factor: cfg.spacing_factor,
+            count_reuse: cfg.count_reuse,
             first_above: None,
             dropping: false,
             drop_next: SimTime::ZERO,
@@ -238,7 +257,7 @@ impl Codel {
         self.dropping = true;
         let delta = self.count.saturating_sub(self.lastcount);
         let recent = now.saturating_since(self.drop_next) < self.interval.saturating_mul(REUSE_INTERVALS);
-        self.count = if delta > 1 && recent { delta } else { 1 };
+        self.count = if self.count_reuse && delta > 1 && recent { delta } else { 1 };
         self.lastcount = self.count;
         self.drop_next = self.control_law(now, self.count);
     }
@@ -484,6 +503,30 @@ mod tests {
         }
         assert_eq!(marks, vec![445, 503]);
         assert_eq!(q.count(), 4);
+    }
+
+    #[test]
+    fn without_count_reuse_a_soon_reentry_starts_at_one() {
+        // The same two episodes as above, but the re-entry at 445 ms takes count = 1, so the
+        // next mark is due 100 ms later, at 545 ms (count 2 then puts the one after at
+        // 545 + 100/√2 = 615.7 ms, past this window).
+        let cfg = CodelConfig { count_reuse: false, ..mark_cfg(1.0) };
+        let mut q = Codel::new(&cfg, CodelMode::Mark);
+        assert_eq!(act_times(&mut q, 340, 340), vec![105, 205, 276, 334]);
+        let mut dropped = Vec::new();
+        q.enqueue(pkt(0), at_ms(340));
+        q.dequeue(at_ms(340), &mut dropped);
+        for s in 0..300 {
+            q.enqueue(pkt(s), at_ms(340));
+        }
+        let mut marks = Vec::new();
+        for ms in 341..600 {
+            if q.dequeue(at_ms(ms), &mut dropped).unwrap().mark {
+                marks.push(ms);
+            }
+        }
+        assert_eq!(marks, vec![445, 545]);
+        assert_eq!(q.count(), 2);
     }
 
     #[test]
