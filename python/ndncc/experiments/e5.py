@@ -556,6 +556,7 @@ def _rto_minus_rtt_ms(res: Result, consumer: str) -> tuple[Optional[float], Opti
     ms = (gap["rto"] - gap["value"]) * 1e3
     return (float(ms.mean()), float(ms.min())) if len(ms) else (None, None)
 
+
 def _late_goodput_kbps(res: Result, consumer: str) -> Optional[float]:
     """A consumer's goodput over the second half of the run [kbit/s]: Data received between the
     last sample at or before the middle of the run and the last sample."""

@@ -8,7 +8,6 @@
 pub mod aimd;
 pub mod arrival_rate;
 pub mod bic;
-pub mod bic_icn2016;
 pub mod consumer_window;
 pub mod cubic;
 pub mod fixed;
@@ -28,7 +27,6 @@ use super::WindowControl;
 pub use aimd::{Aimd, AimdConfig, AimdLaw, AimdState, SlowStartStep};
 pub use arrival_rate::{ArrivalRate, ArrivalRateConfig, WindowRtt};
 pub use bic::{Bic, BicConfig, BicLaw};
-pub use bic_icn2016::{BicIcn2016Law, BicIcn2016Params};
 pub use consumer_window::{ConsumerWindow, ConsumerWindowConfig};
 pub use cubic::{Cubic, CubicConfig, CubicLaw};
 pub use fixed::{FixedWindow, FixedWindowConfig};

@@ -15,10 +15,9 @@
 //! corrected one: a decrease is allowed when CWA is off or highest_received > p (ndnSIM 2.6
 //! shipped it inverted). The laws are the `aimd`, `bic` and `cubic` files' own (`AimdLaw`,
 //! `BicLaw`, `CubicLaw`); law parameters are flat keys and are rejected for the other laws.
-//! `bic` is therefore the Linux law of B §8.1 (cnt-based, halving below low_window);
-//! `bic-icn2016` is the target-window variant of Schneider's ICN 2016 consumer
-//! (`BicIcn2016Law`). CUBIC evaluates W_cubic one srtt ahead, where that consumer evaluates it
-//! at t.
+//! BIC is therefore the Linux law of B §8.1 (cnt-based, halving below low_window), not the
+//! target-window variant of Schneider's consumer; CUBIC evaluates W_cubic one srtt ahead, where
+//! that consumer evaluates it at t.
 //! `cwa_applies_to_marks = false` gives the original ICN 2016 code: CoDel already spaces the
 //! marks, so every marked Data decreases and CWA gates only timeouts and marked NACKs.
 
@@ -26,7 +25,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::cc::window::aimd::{check_start, AimdLaw};
 use crate::cc::window::bic::{BicConfig, BicLaw};
-use crate::cc::window::bic_icn2016::{BicIcn2016Law, BicIcn2016Params};
 use crate::cc::window::cubic::{CubicConfig, CubicLaw};
 use crate::cc::window::law::{finite, WindowLaw};
 use crate::cc::window::recovery::{RecoveryPoint, PCON_MARGIN};
@@ -49,26 +47,12 @@ pub enum PconLaw {
     Aimd,
     Bic,
     Cubic,
-    /// The BIC of the original PCON consumer (`bic_icn2016.rs`).
-    BicIcn2016,
-}
-
-impl PconLaw {
-    /// The law's name in a scenario.
-    pub fn name(self) -> &'static str {
-        match self {
-            PconLaw::Aimd => "aimd",
-            PconLaw::Bic => "bic",
-            PconLaw::Cubic => "cubic",
-            PconLaw::BicIcn2016 => "bic-icn2016",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PconConfig {
-    /// "aimd", "bic", "cubic" or "bic-icn2016". Default "aimd".
+    /// "aimd", "bic" or "cubic". Default "aimd".
     pub law: PconLaw,
     /// Window at the start, and floor of every decrease [packets]. Default 1.
     pub initial_window: f64,
@@ -83,7 +67,7 @@ pub struct PconConfig {
     pub cwa_applies_to_marks: bool,
     /// Decrease on marked Data and marked NACKs; false = a loss-only window. Default true.
     pub react_to_marks: bool,
-    /// Decrease factor. Default 0.5 for aimd and bic-icn2016, 0.8 for bic and cubic.
+    /// Decrease factor. Default 0.5 for aimd, 0.8 for bic and cubic.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub beta: Option<f64>,
     /// CUBIC's C [packets/s³] (cubic only). Default 0.4.
@@ -98,10 +82,10 @@ pub struct PconConfig {
     /// BIC's binary-search divisor (bic only). Default 4.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub b: Option<f64>,
-    /// BIC's S_max [packets] (bic, bic-icn2016). Default 16.
+    /// BIC's S_max [packets] (bic only). Default 16.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_increment: Option<f64>,
-    /// BIC's Reno region [packets] (bic, bic-icn2016). Default 14.
+    /// BIC's Reno region [packets] (bic only). Default 14.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub low_window: Option<f64>,
     /// BIC's smooth_part (bic only). Default 20.
@@ -141,12 +125,6 @@ impl Plugin for PconConfig {
             PconLaw::Aimd => check::factor("beta", self.beta.unwrap_or(AIMD_BETA)),
             PconLaw::Bic => self.bic_config().validate_law(),
             PconLaw::Cubic => self.cubic_config().validate_law(),
-            PconLaw::BicIcn2016 => {
-                let p = self.bic_icn2016_params();
-                check::factor("beta", p.beta)?;
-                check::positive_at_most("max_increment", p.max_increment, check::MAX_WINDOW)?;
-                check::within("low_window", p.low_window, 0.0, check::MAX_WINDOW)
-            }
         }
     }
     fn build(&self) -> Box<dyn WindowControl> {
@@ -161,29 +139,19 @@ impl PconConfig {
         let used_by = [
             ("c", self.c.is_some(), law == PconLaw::Cubic),
             ("tcp_friendly", self.tcp_friendly.is_some(), law == PconLaw::Cubic),
-            ("fast_convergence", self.fast_convergence.is_some(), matches!(law, PconLaw::Bic | PconLaw::Cubic)),
+            ("fast_convergence", self.fast_convergence.is_some(), law != PconLaw::Aimd),
             ("b", self.b.is_some(), law == PconLaw::Bic),
-            ("max_increment", self.max_increment.is_some(), matches!(law, PconLaw::Bic | PconLaw::BicIcn2016)),
-            ("low_window", self.low_window.is_some(), matches!(law, PconLaw::Bic | PconLaw::BicIcn2016)),
+            ("max_increment", self.max_increment.is_some(), law == PconLaw::Bic),
+            ("low_window", self.low_window.is_some(), law == PconLaw::Bic),
             ("smooth_part", self.smooth_part.is_some(), law == PconLaw::Bic),
         ];
         for (key, set, fits) in used_by {
             if set && !fits {
-                let name = law.name();
+                let name = format!("{law:?}").to_lowercase();
                 return Err(Invalid::new(key, format!("does not apply to law = \"{name}\"")));
             }
         }
         Ok(())
-    }
-
-    /// The original PCON consumer's BIC: its defaults (β 0.5) and any keys given here.
-    pub fn bic_icn2016_params(&self) -> BicIcn2016Params {
-        let d = BicIcn2016Params::default();
-        BicIcn2016Params {
-            beta: self.beta.unwrap_or(d.beta),
-            low_window: self.low_window.unwrap_or(d.low_window),
-            max_increment: self.max_increment.unwrap_or(d.max_increment),
-        }
     }
 
     /// BIC parameters: BIC's defaults, β 0.8, and any keys given here.
@@ -217,7 +185,6 @@ impl PconConfig {
             PconLaw::Aimd => Box::new(AimdLaw { beta: self.beta.unwrap_or(AIMD_BETA) }),
             PconLaw::Bic => Box::new(BicLaw::new(&self.bic_config())),
             PconLaw::Cubic => Box::new(CubicLaw::new(&self.cubic_config())),
-            PconLaw::BicIcn2016 => Box::new(BicIcn2016Law::new(self.bic_icn2016_params())),
         }
     }
 }
@@ -423,21 +390,6 @@ mod tests {
     fn a_key_of_another_law_is_rejected() {
         let cfg = PconConfig { c: Some(0.4), ..Default::default() };
         assert_eq!(cfg.validate().unwrap_err().to_string(), "c: does not apply to law = \"aimd\"");
-    }
-
-    #[test]
-    fn the_icn2016_bic_halves_and_takes_only_its_own_keys() {
-        let law = PconLaw::BicIcn2016;
-        let mut p = pcon(PconConfig { law, ..Default::default() }, 100.0, 100.0);
-        p.on_data(&marked(0, 30));
-        assert_eq!(p.window(), 50.0); // 0.5·100
-        let cfg = PconConfig { law, b: Some(2.0), ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err().to_string(), "b: does not apply to law = \"bic-icn2016\"");
-        let cfg = PconConfig { law, fast_convergence: Some(false), ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err().key, "fast_convergence");
-        let cfg = PconConfig { law, max_increment: Some(0.0), low_window: Some(10.0), ..Default::default() };
-        assert_eq!(cfg.validate().unwrap_err().key, "max_increment");
-        assert!(PconConfig { law, low_window: Some(10.0), ..Default::default() }.validate().is_ok());
     }
 
     #[test]
