@@ -13,7 +13,7 @@ from ndncc.experiments.claims import Check, Notes
 from ndncc.seedclaims import NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, RegistryError
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
-EXPERIMENTS = ("e1",)
+EXPERIMENTS = ("e1", "e2", "e3", "e4", "e5")
 
 
 def row(variant: str, flow: str, metric: str, value, unit: str = "ratio") -> dict:
