@@ -45,6 +45,9 @@ RULE = (
     "reason) or none of its tests could be evaluated."
 )
 
+#: Significant digits of the figures in the scoreboard: the seed's are printed as they stand.
+FIGURE_DIGITS = 4
+
 _TEST_KEYS = {
     "seed": {"row", "seed", "within"},
     "value": {"row", "op", "value"},
@@ -66,6 +69,8 @@ class Test:
     text: str
     #: The seed's figure the test compares with, if it compares with one.
     seed: Optional[float] = None
+    #: The bound a row is held to, as the seed column shows it ("> 0.5"), for a bound test.
+    bound: Optional[str] = None
 
     @property
     def row(self) -> Ref:
@@ -78,6 +83,17 @@ class Test:
         """Whether it holds on ``rows``; ``None`` when a row it needs is missing."""
         outcomes = [c.outcome(rows) for c in self.checks]
         return None if None in outcomes else all(outcomes)
+
+    @property
+    def other(self) -> Optional[Ref]:
+        """The row the test compares with, for a comparison of two rows."""
+        rhs = self.checks[0].rhs
+        return rhs if isinstance(rhs, tuple) else None
+
+    @property
+    def seed_cell(self) -> str:
+        """What the seed column shows: its figure, the bound, or "–" for a comparison of rows."""
+        return fmt(self.seed, FIGURE_DIGITS) if self.seed is not None else self.bound or "–"
 
     def refs(self) -> list[Ref]:
         """Every row the test reads."""
@@ -149,7 +165,8 @@ def _test(d: dict, where: str) -> Test:
             )
         lo, hi = seed * (1 - within), seed * (1 + within)
         checks = (Check(row, ">=", lo), Check(row, "<=", hi))
-        return Test(checks, f"{label(row)} within ±{within:.0%} of the seed's {fmt(seed)}", seed)
+        figure = fmt(seed, FIGURE_DIGITS)
+        return Test(checks, f"{label(row)} within ±{within:.0%} of the seed's {figure}", seed)
     if kind == "near":
         other, within = _ref(d["other"], where), float(d["within"])
         if not 0 < within < 1:
@@ -158,8 +175,8 @@ def _test(d: dict, where: str) -> Test:
         return Test(checks, f"{label(row)} within ±{within:.0%} of {label(other)}")
     op = d["op"]
     if kind == "value":
-        check = Check(row, op, float(d["value"]))
-        return Test((check,), f"{label(row)} {op} {fmt(float(d['value']))}")
+        bound = f"{op} {fmt(float(d['value']), FIGURE_DIGITS)}"
+        return Test((Check(row, op, float(d["value"])),), f"{label(row)} {bound}", bound=bound)
     factor = float(d.get("factor", 1.0))
     other = _ref(d["other"], where)
     scaled = "" if factor == 1.0 else f"{fmt(factor)} × "
@@ -235,16 +252,21 @@ class Judged:
     def value(self, ref: Ref) -> Optional[float]:
         return lookup(self.rows, ref)
 
+    def _figure(self, ref: Ref) -> str:
+        return fmt(self.value(ref), FIGURE_DIGITS)
+
     @property
     def ours(self) -> str:
-        """Our figure(s): the value of each test's row."""
-        return " / ".join(fmt(self.value(t.row)) for t in self.claim.tests) or "–"
+        """Our figure(s): each test's row, and the row it is compared with ("a vs b")."""
+        tests = self.claim.tests
+        cells = [self._figure(t.row) + (f" vs {self._figure(t.other)}" if t.other else "") for t in tests]
+        return " / ".join(cells) or "–"
 
     @property
     def seed(self) -> str:
-        """The seed's figure(s) the tests compare with, or "–" for orderings."""
-        figures = [fmt(t.seed) for t in self.claim.tests if t.seed is not None]
-        return " / ".join(figures) or "–"
+        """The seed's figure, or bound, per test ("–" for a comparison of two rows)."""
+        cells = [t.seed_cell for t in self.claim.tests]
+        return "–" if all(c == "–" for c in cells) else " / ".join(cells)
 
     @property
     def reason(self) -> Optional[str]:
@@ -259,7 +281,7 @@ class Judged:
         missing = [label(r) for t in c.tests for r in t.refs() if self.value(r) is None]
         parts = [c.cause] if c.cause else []
         if c.explained_by:
-            parts.append("; ".join(f"{label(r)} = {fmt(self.value(r))}" for r in c.explained_by))
+            parts.append("; ".join(f"{label(r)} = {self._figure(r)}" for r in c.explained_by))
         if missing:
             parts.append("rows missing: " + ", ".join(dict.fromkeys(missing)))
         return " ".join(p if p.endswith(".") else p + "." for p in parts) or None
