@@ -76,6 +76,8 @@ def experiment_section(board: dict) -> str:
         tests = "; ".join(f"{_mark(t['holds'])} {t['text']}" for t in c["tests"])
         tests = tests or ("declared not testable" if c["untestable"] else "no test")
         parts.append(f"- **{c['id']}**: {tests}.")
+        if c["reading"]:
+            parts.append(f"  Read as: {c['reading']}")
         if c["reason"]:
             parts.append(f"  {c['verdict'].capitalize()}: {c['reason']}")
     return "\n".join(parts + [""])

@@ -2,8 +2,9 @@
 
 Every experiment has a registry, ``ndncc/experiments/seed_claims/<experiment>.toml``: one entry
 per statement of the seed's evaluation, quoted as the seed has it, with where it stands (table,
-figure, slide), the tests that count as reproducing it, and, for a claim we do not reproduce, the
-measured cause where one exists. A test is one of::
+figure, slide), how a terse or qualitative statement is read (``reading``), the tests that count
+as reproducing it, and, for a claim we do not reproduce, the measured cause where one exists
+(``cause``, and ``explained_by``: the rows that show it). A test is one of::
 
     { row = [variant, flow, metric], seed = 0.017, within = 0.15 }   # |ours - seed| <= 15% of seed
     { row = [variant, flow, metric], op = "<", value = 0.01 }        # ours against a constant
@@ -28,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .experiments.claims import Check, Ref, fmt, lookup
+from .experiments.claims import Check, Ref, lookup
 from .tomlread import loads
 
 REPRODUCED = "reproduced"
@@ -47,6 +48,15 @@ RULE = (
 
 #: Significant digits of the figures in the scoreboard: the seed's are printed as they stand.
 FIGURE_DIGITS = 4
+
+
+def figure(x: Optional[float]) -> str:
+    """A figure for the scoreboard: whole and thousands-separated from 1,000, else four
+    significant digits; "n/a" when undefined."""
+    if x is None:
+        return "n/a"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{FIGURE_DIGITS}g}"
+
 
 _TEST_KEYS = {
     "seed": {"row", "seed", "within"},
@@ -93,7 +103,7 @@ class Test:
     @property
     def seed_cell(self) -> str:
         """What the seed column shows: its figure, the bound, or "–" for a comparison of rows."""
-        return fmt(self.seed, FIGURE_DIGITS) if self.seed is not None else self.bound or "–"
+        return figure(self.seed) if self.seed is not None else self.bound or "–"
 
     def refs(self) -> list[Ref]:
         """Every row the test reads."""
@@ -111,6 +121,9 @@ class SeedClaim:
     #: The statement, exactly as the seed's text has it.
     quote: str
     tests: tuple[Test, ...] = ()
+    #: How a terse or qualitative statement is read into its tests ("much better": at least
+    #: twice), shown beside them.
+    reading: Optional[str] = None
     #: Why it cannot be tested here; set only for claims declared not testable.
     untestable: Optional[str] = None
     #: The measured cause of a shortfall, in one or two sentences.
@@ -165,8 +178,7 @@ def _test(d: dict, where: str) -> Test:
             )
         lo, hi = seed * (1 - within), seed * (1 + within)
         checks = (Check(row, ">=", lo), Check(row, "<=", hi))
-        figure = fmt(seed, FIGURE_DIGITS)
-        return Test(checks, f"{label(row)} within ±{within:.0%} of the seed's {figure}", seed)
+        return Test(checks, f"{label(row)} within ±{within:.0%} of the seed's {figure(seed)}", seed)
     if kind == "near":
         other, within = _ref(d["other"], where), float(d["within"])
         if not 0 < within < 1:
@@ -175,16 +187,16 @@ def _test(d: dict, where: str) -> Test:
         return Test(checks, f"{label(row)} within ±{within:.0%} of {label(other)}")
     op = d["op"]
     if kind == "value":
-        bound = f"{op} {fmt(float(d['value']), FIGURE_DIGITS)}"
+        bound = f"{op} {figure(float(d['value']))}"
         return Test((Check(row, op, float(d["value"])),), f"{label(row)} {bound}", bound=bound)
     factor = float(d.get("factor", 1.0))
     other = _ref(d["other"], where)
-    scaled = "" if factor == 1.0 else f"{fmt(factor)} × "
+    scaled = "" if factor == 1.0 else f"{figure(factor)} × "
     return Test((Check(row, op, other, factor),), f"{label(row)} {op} {scaled}{label(other)}")
 
 
 def _claim(d: dict, where: str) -> SeedClaim:
-    known = {"id", "where", "quote", "tests", "untestable", "cause", "explained_by", "headline"}
+    known = {"id", "where", "quote", "reading", "tests", "untestable", "cause", "explained_by", "headline"}
     if not set(d) <= known or not {"id", "where", "quote"} <= set(d):
         raise RegistryError(
             f"{where}: a claim has id, where, quote and some of {sorted(known)}, not {sorted(d)}"
@@ -198,6 +210,7 @@ def _claim(d: dict, where: str) -> SeedClaim:
         where=d["where"],
         quote=" ".join(d["quote"].split()),
         tests=tests,
+        reading=d.get("reading"),
         untestable=d.get("untestable"),
         cause=d.get("cause"),
         explained_by=tuple(_ref(r, where) for r in d.get("explained_by", [])),
@@ -253,7 +266,7 @@ class Judged:
         return lookup(self.rows, ref)
 
     def _figure(self, ref: Ref) -> str:
-        return fmt(self.value(ref), FIGURE_DIGITS)
+        return figure(self.value(ref))
 
     @property
     def ours(self) -> str:
@@ -292,6 +305,7 @@ class Judged:
             "id": c.id,
             "where": c.where,
             "quote": c.quote,
+            "reading": c.reading,
             "verdict": self.verdict,
             "ours": self.ours,
             "seed": self.seed,

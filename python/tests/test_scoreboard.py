@@ -45,6 +45,7 @@ tests = [{ row = ["a", "C", "loss_rate"], seed = 0.1, within = 0.15 }]
 id = "half-true"
 where = "Figure 2"
 quote = "a below b, and a rate of 1,000"
+reading = "Below: strictly."
 tests = [
     { row = ["a", "C", "loss_rate"], op = "<", other = ["b", "C", "loss_rate"] },
     { row = ["a", "C", "mean_rate_pps"], seed = 1000.0, within = 0.15 },
@@ -110,7 +111,7 @@ def test_each_registered_claim_is_judged_on_the_rows():
         "missing": NOT_TESTABLE,
         "declared": NOT_TESTABLE,
     }
-    assert judged["half-true"].ours == "0.1 vs 0.4 / 550" and judged["half-true"].seed == "– / 1000"
+    assert judged["half-true"].ours == "0.1 vs 0.4 / 550" and judged["half-true"].seed == "– / 1,000"
     assert judged["false"].ours == "0.1" and judged["false"].seed == "< 0.01"
     assert judged["half-true"].reason == ("The rate depends on an assumption. loss_rate of C (b) = 0.4.")
     assert judged["missing"].reason == "rows missing: loss_rate of C (z)."
@@ -239,7 +240,8 @@ def test_an_experiments_section_lists_every_claim_with_its_verdict_and_cause():
     assert "| near-seed | Table 1 | “loss 0.1” | **reproduced** | 0.1 | 0.1 |" in text
     assert "| false | Section 3 | “no loss at all \\| really” | **not reproduced** | 0.1 | < 0.01 |" in text
     assert "- **half-true**: ✓ loss_rate of C (a) < loss_rate of C (b); ✗ mean_rate_pps" in text
-    assert "  Partly: The rate depends on an assumption. loss_rate of C (b) = 0.4." in text
+    shortfall = "  Partly: The rate depends on an assumption. loss_rate of C (b) = 0.4."
+    assert f"\n  Read as: Below: strictly.\n{shortfall}\n" in text
     assert "- **missing**: ? loss_rate of C (z) < 0.01." in text
     assert "- **declared**: declared not testable.\n  Not testable here: No row measures it." in text
     assert seedclaims.RULE in text
