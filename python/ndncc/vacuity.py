@@ -53,7 +53,8 @@ def metric_range(metric: str, unit: str, jain_flows: Optional[float] = None) -> 
         return (1.0 / jain_flows if jain_flows else 0.0, 1.0)
     if metric in UNIT_INTERVAL or unit == "bool":
         return (0.0, 1.0)
-    if metric.endswith("_ci95"):
+    if metric.endswith(("_ci95", "_ratio")) or metric.startswith("retx_per_"):
+        # Interval half-widths, quotients of throughputs or of counts.
         return (0.0, INF)
     if unit in NON_NEGATIVE_UNITS and "minus" not in metric:
         return (0.0, INF)

@@ -188,6 +188,12 @@ def test_a_check_that_cannot_fail_is_found_and_one_that_can_is_not(vacuous, soun
     assert vacuity.why_check_cannot_fail(sound, RANGES) is None
 
 
+def test_a_quotient_is_never_negative_and_may_exceed_one():
+    assert vacuity.metric_range("fair_share_ratio", "ratio") == (0.0, vacuity.INF)
+    assert vacuity.metric_range("retx_per_data", "ratio") == (0.0, vacuity.INF)
+    assert vacuity.metric_range("share", "ratio") == (0.0, 1.0)
+
+
 def test_a_metric_of_unknown_sign_has_no_bound_that_cannot_fail():
     assert vacuity.why_check_cannot_fail(Check(("a", "C", "gain"), ">=", -1.0), RANGES) is None
     assert vacuity.metric_range("mean_rto_minus_rtt_ms", "ms") == (-vacuity.INF, vacuity.INF)
