@@ -279,7 +279,10 @@ class Judged:
     def seed(self) -> str:
         """The seed's figure, or bound, per test ("–" for a comparison of two rows)."""
         cells = [t.seed_cell for t in self.claim.tests]
-        return "–" if all(c == "–" for c in cells) else " / ".join(cells)
+        if len(set(cells)) == 1 and (len(cells) > 1 or cells[0] == "–"):
+            # One bound for every row ("< 0.01" for eight loss rates) is shown once.
+            return cells[0] if cells[0] == "–" else f"{cells[0]} (each)"
+        return " / ".join(cells) or "–"
 
     @property
     def reason(self) -> Optional[str]:

@@ -113,6 +113,14 @@ def test_each_registered_claim_is_judged_on_the_rows():
     }
     assert judged["half-true"].ours == "0.1 vs 0.4 / 550" and judged["half-true"].seed == "– / 1,000"
     assert judged["false"].ours == "0.1" and judged["false"].seed == "< 0.01"
+    assert judged["declared"].seed == "–"
+    twice = seedclaims.parse(
+        REGISTRY.replace(
+            "value = 0.01 }]", 'value = 0.01 }, { row = ["b", "C", "loss_rate"], op = "<", value = 0.01 }]'
+        ),
+        "x.toml",
+    )
+    assert seedclaims.judge(twice, ROWS)[2].seed == "< 0.01 (each)"
     assert judged["half-true"].reason == ("The rate depends on an assumption. loss_rate of C (b) = 0.4.")
     assert judged["missing"].reason == "rows missing: loss_rate of C (z)."
     assert judged["declared"].reason == "No row measures it."
