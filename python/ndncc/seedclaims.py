@@ -75,7 +75,7 @@ class Test:
     """One test of a claim: it holds when all its checks hold."""
 
     checks: tuple[Check, ...]
-    #: How the test reads, e.g. "C1 loss_rate (tick=100ms,original) within ±15% of 0.017".
+    #: How the test reads, e.g. "loss_rate of C1 (tick=100ms,original) within ±15% of the seed's 0.017".
     text: str
     #: The seed's figure the test compares with, if it compares with one.
     seed: Optional[float] = None
