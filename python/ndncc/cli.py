@@ -604,7 +604,7 @@ def reproduce_each(
 
             try:
                 rows = experiments.run(exp, out, quick, progress, run_figures=figures)
-                status[exp.name] = "ok"
+                status[exp.name] = "ran"
                 done = f"{exp.name}: {len(rows)} summary rows -> {out / exp.name}"
                 bar.console.print(done, markup=False, highlight=False)
             except (KeyboardInterrupt, SystemExit):
@@ -618,14 +618,20 @@ def reproduce_each(
 
 
 def write_index(out: Path, status: dict) -> None:
-    """``OUT/report.md``: every registered experiment, with what is on disk for it."""
-    from . import experiments, report
+    """``OUT/report.md`` and ``OUT/scoreboard.json``: every registered experiment, whether it ran
+    ("ran", "failed", "not run"), and the verdicts on its seed's claims found on disk for it."""
+    from . import experiments, scoreboard
 
     entries = []
     for exp in experiments.experiments():
-        done = (out / exp.name / output.SUMMARY).is_file()
-        entries.append((exp.name, exp.title, status.get(exp.name) or ("ok" if done else "not run")))
-    output.write_text(out / output.REPORT, report.index_report(entries))
+        folder = out / exp.name
+        done = (folder / output.SUMMARY).is_file()
+        state = status.get(exp.name) or ("ran" if done else "not run")
+        board = scoreboard.read_experiment(folder) if done else None
+        entries.append((exp.name, exp.title, state, board))
+    output.write_text(out / output.REPORT, scoreboard.index_section(entries))
+    board_json = json.dumps(scoreboard.index_json(entries), indent=1)
+    output.write_text(out / scoreboard.SCOREBOARD, board_json + "\n")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -129,13 +129,17 @@ def experiment_report(
     headline: Sequence[str] = (),
     headline_flows: Sequence[str] = (),
     headline_rows: Optional[Sequence[Row]] = None,
+    claims: Optional[str] = None,
 ) -> str:
     """The page of one reproduction: its discussion, the comparison with the seed, the headline
     figures per variant, its figures, and links to the run folders inside it. Every row is in
     ``summary.json``; without headline metrics the page lists them all. ``headline_rows`` (default:
-    all rows) are the ones the headline table shows, e.g. without per-seed replicas."""
+    all rows) are the ones the headline table shows, e.g. without per-seed replicas. ``claims``
+    (the seed's claims with their verdicts, :mod:`ndncc.scoreboard`) opens the page."""
     runs = sorted(p.parent.name for p in out_dir.glob(f"*/{output.REPORT}"))
     parts = [f"# {name}: {title}", ""]
+    if claims:
+        parts += [claims.strip(), ""]
     notes = out_dir / NOTES
     if notes.is_file():
         parts += [notes.read_text().strip(), ""]
@@ -161,12 +165,3 @@ def experiment_report(
     if runs:
         parts += ["## Runs", ""] + [f"- [{r}]({r}/{output.REPORT})" for r in runs] + [""]
     return "\n".join(parts)
-
-
-def index_report(entries: Sequence[tuple[str, str, str]]) -> str:
-    """The top page of a results folder: ``(name, title, status)`` per reproduction."""
-    rows = [
-        [f"[{name}]({name}/{output.REPORT})" if status == "ok" else name, title, status]
-        for name, title, status in entries
-    ]
-    return "\n".join(["# Reproductions", "", table(["experiment", "title", "status"], rows), ""])

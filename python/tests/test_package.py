@@ -26,6 +26,8 @@ REPO_FILES = {
     "scenario": sorted((ROOT / "scenarios").glob("*.toml")),
     "sweep": sorted((ROOT / "sweeps").glob("*.toml")),
 }
+#: The registries of the seeds' claims (ndncc.seedclaims), package data beside the experiments.
+SEED_CLAIMS = sorted((ROOT / "python" / "ndncc" / "experiments" / "seed_claims").glob("*.toml"))
 
 
 # ---------------------------------------------------------------- finding the files
@@ -174,6 +176,9 @@ def test_the_wheel_reproduces_an_experiment_from_a_fresh_venv_elsewhere(tmp_path
         for kind, folder in shipped.FOLDERS.items():
             for path in REPO_FILES[kind]:
                 assert archive.read(f"ndncc/data/{folder}/{path.name}") == path.read_bytes()
+        assert SEED_CLAIMS
+        for path in SEED_CLAIMS:
+            assert archive.read(f"ndncc/experiments/seed_claims/{path.name}") == path.read_bytes()
     # The source distribution carries them as plain files, so a wheel built from it has them too.
     _run([_maturin(), "sdist", "--out", tmp_path / "dist"], ROOT, env)
     (sdist,) = (tmp_path / "dist").glob("ndncc-*.tar.gz")
@@ -181,6 +186,7 @@ def test_the_wheel_reproduces_an_experiment_from_a_fresh_venv_elsewhere(tmp_path
         packed = {Path(m.name).relative_to(Path(m.name).parts[0]).as_posix() for m in archive if m.isfile()}
     for kind, folder in shipped.FOLDERS.items():
         assert {f"python/ndncc/data/{folder}/{p.name}" for p in REPO_FILES[kind]} <= packed
+    assert {f"python/ndncc/experiments/seed_claims/{p.name}" for p in SEED_CLAIMS} <= packed
 
     venv = tmp_path / "venv"
     bin_dir = venv / "bin"
@@ -202,6 +208,10 @@ def test_the_wheel_reproduces_an_experiment_from_a_fresh_venv_elsewhere(tmp_path
     _run([bin_dir / "ndncc", "reproduce", "e1", "--quick", "--out", "results"], work, env)
     rows = json.loads((work / "results" / "e1" / "summary.json").read_text())
     assert {"tick=100ms,original", "tick=750ms,smoothing"} <= {r["variant"] for r in rows}
+    # The installed registry judged the seed's claims: the scoreboard is on the pages.
+    board = json.loads((work / "results" / "e1" / "scoreboard.json").read_text())
+    assert board["claims"] and sum(board["counts"].values()) == len(board["claims"])
+    assert "## The seed's claims" in (work / "results" / "e1" / "report.md").read_text()
 
     _run([bin_dir / "ndncc", "scenarios", "copy", "minimal"], work, env)
     _run([bin_dir / "ndncc", "run", "minimal.toml", "--out", "run"], work, env)

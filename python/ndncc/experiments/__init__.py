@@ -130,6 +130,10 @@ def run(
     finally:
         RUN_FIGURES.reset(drawing)
     output.write_summary(folder / output.SUMMARY, rows)
+    # The seed's claims judged on these rows: scoreboard.json, and the table the page opens with.
+    from .. import scoreboard
+
+    board = scoreboard.write_experiment(folder, experiment.name, rows)
     hide = experiment.hide_in_headline
     output.write_text(
         folder / output.REPORT,
@@ -141,6 +145,7 @@ def run(
             experiment.headline,
             experiment.headline_flows,
             rows if hide is None else [r for r in rows if not hide(r["variant"])],
+            claims=None if board is None else scoreboard.experiment_section(board),
         ),
     )
     return rows

@@ -112,10 +112,17 @@ class Notes:
             return None
         return all(outcomes)
 
-    def say(self, text: str, *checks: Check, otherwise: Optional[str] = None) -> None:
+    def say(
+        self, text: str, *checks: Check, otherwise: Optional[str] = None, untestable: Optional[str] = None
+    ) -> None:
         """Add a sentence (a bullet when it starts with "- "): ``text`` if every check holds,
         ``otherwise`` if one fails (nothing when ``otherwise`` is None), nothing when a number it
-        needs is missing. Numbers quoted while building ``text``/``otherwise`` belong to it."""
+        needs is missing. Numbers quoted while building ``text``/``otherwise`` belong to it.
+
+        A sentence with no check states figures and compares nothing: ``untestable`` says why
+        (e.g. "no figure to compare with"), so that it is not read as a claim that passed."""
+        if untestable is not None and checks:
+            raise ValueError("a sentence with checks is testable")
         quoted, self._quoted = self._quoted, []
         outcome = self.holds(*checks) if checks else True
         chosen = text if outcome else otherwise if outcome is False else None
@@ -132,6 +139,7 @@ class Notes:
                 "checks": [c.as_json() for c in checks],
                 "holds": bool(outcome),
                 "quoted": [{"ref": list(ref), "text": q, "digits": d} for ref, q, d in quoted],
+                **({"untestable": untestable} if untestable is not None else {}),
             }
         )
 

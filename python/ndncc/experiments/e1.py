@@ -265,12 +265,28 @@ def notes(rows: list[dict]) -> Notes:
     )
     nt.plain("")
     o100 = _name(100, False)
-    nt.say(
+
+    def near(ref: tuple[str, str, str], seed: float) -> list[Check]:
+        """Within ±15% of the seed's figure."""
+        return [Check(ref, ">=", seed * 0.85), Check(ref, "<=", seed * 1.15)]
+
+    rates = (
         f"- **100 ms, original**: C1 alone {n(o100, 'mean_rate_alone_pps', 'C1')}/s (seed ≈ 1,000), both "
-        "flows "
-        f"{n(o100, 'mean_rate_pps', 'C1')} / {n(o100, 'mean_rate_pps', 'C2')}/s over 4–8 s (seed ≈ 600), "
-        "loss "
-        f"{n(o100, 'loss_rate', 'C1')} / {n(o100, 'loss_rate', 'C2')} (seed 0.017 / 0.036)."
+        f"flows {n(o100, 'mean_rate_pps', 'C1')} / {n(o100, 'mean_rate_pps', 'C2')}/s over 4–8 s (seed ≈ 600)"
+    )
+    nt.say(
+        f"{rates}: each within ±15% of the seed's.",
+        *near((o100, "C1", "mean_rate_alone_pps"), 1000.0),
+        *near((o100, "C1", "mean_rate_pps"), 600.0),
+        *near((o100, "C2", "mean_rate_pps"), 600.0),
+        otherwise=f"{rates}: not all within ±15% of the seed's.",
+    )
+    lost = f"  Loss {n(o100, 'loss_rate', 'C1')} / {n(o100, 'loss_rate', 'C2')} (seed 0.017 / 0.036)"
+    nt.say(
+        f"{lost}: both within ±15% of the seed's.",
+        *near(loss(100, False), PAPER_LOSS[(100, False)][0]),
+        *near(loss(100, False, "C2"), PAPER_LOSS[(100, False)][1]),
+        otherwise=f"{lost}: not both within ±15% of the seed's.",
     )
     rising = [Check(loss(a, False), "<", loss(b, False)) for a, b in zip(TICKS_MS, TICKS_MS[1:])]
     nt.say(
