@@ -34,12 +34,12 @@ fn random_scenario(seed: u64) -> String {
     // Nodes whose module refuses Interests with NACKs: no consumer may sit on one (validation
     // refuses it, as the refusal and the resend would come in zero time).
     let mut refusing = vec![false; n];
-    for i in 0..n {
+    for (i, refuses) in refusing.iter_mut().enumerate() {
         let strategy = StrategyConfig::TYPES.choose(&mut g).copied().unwrap_or("best-route");
         let mut node = format!("N{i} = {{ strategy = {{ type = \"{strategy}\" }}");
         if g.gen_bool(0.3) {
             let module = ModuleConfig::TYPES.choose(&mut g).copied().unwrap_or("mircc");
-            refusing[i] = module == "interest-limit" || module == "hbh-shaper";
+            *refuses = module == "interest-limit" || module == "hbh-shaper";
             let m = if module == "static-rate-stamp" {
                 r#"{ type = "static-rate-stamp", rate = 500.0 }"#.to_string()
             } else {
