@@ -2,8 +2,11 @@
 //! message naming its key, or runs to completion, or stops with a "stalled" error that names
 //! what was involved.
 
-use ndncc_core::api::{run, Error, RunOptions};
+use ndncc_core::api::{run, RunOptions};
+use ndncc_core::instantiate::build_world;
 use ndncc_core::scenario::{load_str, ScenarioError};
+use ndncc_core::time::SimDuration;
+use ndncc_core::world::RunEnd;
 
 /// A consumer C – R – P producer line with the pieces under test put in.
 fn scenario(c_node: &str, extra_c: &str, extra: &str) -> String {
@@ -79,20 +82,29 @@ fn static_routing_without_a_route_on_the_consumers_node_is_rejected() {
 }
 
 #[test]
-fn a_consumer_whose_own_node_refuses_and_it_resends_at_once_stops_as_stalled() {
+fn a_consumer_whose_own_node_refuses_and_it_resends_at_once_is_rejected_and_stops_as_stalled() {
     // A window of 50 against an Interest limit of 2 on the consumer's own node: the other 48
-    // are NACKed at once, the consumer (which does not slow down on NACKs) resends them at once.
+    // would be NACKed at once and the consumer (which does not slow down on NACKs) would resend
+    // them at once. Validation refuses it, naming the module.
     let text = scenario("C", "", "[nodes.C]\nmodules = [{ type = \"interest-limit\", limit = 2 }]")
         .replace("[nodes]\nC = {}\n", "[nodes]\n")
         .replace("window = { type = \"aimd\" }", "window = { type = \"fixed\", window = 50 }");
-    let sc = load_str(&text, "x.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let opts = RunOptions { stall_limit: Some(100_000), ..RunOptions::default() };
-    match run(&sc, &opts, &mut |_| true) {
-        Err(Error::Stalled(m)) => {
+    rejected(&text, "nodes.C.modules[0]");
+    // A world built in code without validation still stops as a stall, not a hang: move the
+    // module from the router (valid) to the consumer's node after loading.
+    let valid =
+        text.replace("[nodes.C]", "[nodes.R]").replace("[nodes]\n", "[nodes]\nC = {}\n").replace("R = {}\n", "");
+    let mut sc = load_str(&valid, "x.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{valid}"));
+    let modules = std::mem::take(&mut sc.nodes.get_mut("R").expect("node R").modules);
+    sc.nodes.get_mut("C").expect("node C").modules = modules;
+    let mut world = build_world(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
+    world.set_stall_limit(100_000);
+    match world.run(SimDuration::ZERO, &mut |_| true) {
+        RunEnd::Stalled(m) => {
             assert!(m.contains("simulated time stopped at 0.000000 s"), "{m}");
             assert!(m.contains("node C"), "{m}");
         }
-        other => panic!("expected a stall, got {:?}", other.map(|o| o.stats)),
+        other => panic!("expected a stall, got {other:?}"),
     }
 }
 
