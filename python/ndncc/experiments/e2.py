@@ -95,6 +95,22 @@ BASELINES = [
 #: fewer than TFMCC's, ASMP's and PerIfwithECN's on average over the scenarios (Section 5.3.4).
 SEED_GAIN_OVER_ASMP = {"s1": 0.113, "s2": 0.083, "s3": 0.009}
 SEED_FEEDBACK_CUT = {"tfmcc": 0.824, "asmp": 0.508, "perif-ecn": 0.941}
+#: Sensitivity: the RFC-style TCP (RFC 5681/6582/6298, delayed ACKs, no advertised-window cap)
+#: in place of NS-2's Agent/TCP/Newreno, with 960 B segments so that packets stay 1,000 B.
+RFC_TCP = tuple(
+    o for t in ("tcp1", "tcp2") for o in (f'apps.{t}.profile={{type="rfc"}}', f"apps.{t}.mss=960B")
+)
+RFC_TCP_RUNS = [
+    Variant(
+        f"{s}-{m}-rfc-tcp",
+        FILES[s],
+        (*o, *ov, *RFC_TCP),
+        {},
+        f"scenario {s[1]}, {m}, RFC-style TCP",
+    )
+    for m, ov in {"srmcc": (), **MECHANISMS}.items()
+    for s, o in SCENARIOS.items()
+]
 GAMMA_RUNS = [
     Variant(f"gamma-{g}-{s}", FILES[s], (*SCENARIOS[s], _gamma(g)), {}, f"γ = {g}, scenario {s[1]}")
     for g in GAMMAS
@@ -104,7 +120,7 @@ GROUP_RUNS = [
     Variant(f"groups-{k}", "e2-groups.toml", (), {}, f"{k} multicast groups, no TCP", _more_groups(k))
     for k in GROUPS
 ]
-ALL = [*VARIANTS, *BASELINES, *GAMMA_RUNS, *GROUP_RUNS]
+ALL = [*VARIANTS, *BASELINES, *RFC_TCP_RUNS, *GAMMA_RUNS, *GROUP_RUNS]
 # Scenario 4 needs its CBR flow to start (at 80 s).
 QUICK = ("simulation.duration=100s",)
 
@@ -210,14 +226,14 @@ def _comparison_rows(rows: list[dict]) -> list[dict]:
 
     out = []
     for s in SCENARIOS:
-        a, b = (
-            val(f"{s}-srmcc", "multicast", "throughput_kbps"),
-            val(f"{s}-asmp", "multicast", "throughput_kbps"),
-        )
-        gain = None if a is None or not b else a / b - 1.0
-        out.append(
-            row(f"{s}-srmcc", "multicast", "gain_over_asmp", gain, "ratio", SEED_GAIN_OVER_ASMP.get(s))
-        )
+        for tcp in ("", "-rfc-tcp"):
+            a, b = (
+                val(f"{s}-srmcc{tcp}", "multicast", "throughput_kbps"),
+                val(f"{s}-asmp{tcp}", "multicast", "throughput_kbps"),
+            )
+            gain = None if a is None or not b else a / b - 1.0
+            seed = SEED_GAIN_OVER_ASMP.get(s) if not tcp else None
+            out.append(row(f"{s}-srmcc{tcp}", "multicast", "gain_over_asmp", gain, "ratio", seed))
     for m in MECHANISMS:
         cuts = []
         for s in SCENARIOS:
@@ -301,7 +317,7 @@ HEADLINE = (
     "SRMCC single-rate multicast congestion control beside TCP (seed 001)",
     headline=HEADLINE,
     flows=("multicast", "tcp", "tcp1", "tcp2", "cbr", "bottleneck", "source"),
-    hide_in_headline=lambda v: v.startswith("gamma-") and v.count("-") == 2,
+    hide_in_headline=lambda v: (v.startswith("gamma-") and v.count("-") == 2) or v.endswith("-rfc-tcp"),
 )
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows, results = run_variants(folder, ALL, progress, QUICK if quick else (), extra=_derived)
@@ -323,7 +339,11 @@ def notes(rows: list[dict]) -> Notes:
         "text): "
         "source S and two TCP senders behind R0, receivers M1–M3 and the TCP sinks behind R1, every link 10 "
         "Mbit/s "
-        "and 10 ms except the bottleneck, DropTail queues of 50 packets, 1,000-byte packets, 200 s. R0 and "
+        "and 10 ms except the bottleneck, DropTail queues of 50 packets, 1,000-byte packets, 200 s. TCP is "
+        "NS-2's Agent/TCP/Newreno with a TCPSink and NS-2's defaults (profile `ns2`: a 20-packet window, "
+        "one ACK per packet, 1,000 B of payload per packet, 10 ms RTT ticks, 200 ms minimum RTO), because "
+        "the seed ran NS-2 and names no TCP settings; NewReno is an assumption (the seed says only TCP), "
+        "and the RFC-style stack is run as a sensitivity variant (`-rfc-tcp`). R0 and "
         "R1 run "
         "SRMCC's tree-node module (α 0.9, occupancy against 50 packets, 20 ms aggregation hold, 10% flow "
         "sampling); the source adapts every 4 RTTs with Oth1 0.25, Oth2 0.5, γ 0.15 from 50 kbit/s. "
@@ -407,12 +427,13 @@ def notes(rows: list[dict]) -> Notes:
         + "."
     )
     _baseline_notes(nt, scen)
+    _tcp_sensitivity_notes(nt)
     nt.plain("")
     nt.plain(
         "Variants: `sN-srmcc` the seed's scenarios; `sN-tfmcc`, `sN-asmp`, `sN-perif-ecn` the baselines "
         "in them (no SRMCC tree nodes; `perif-ecn` modules on R0 and R1 for PerIfwithECN); `vs-M` SRMCC's "
         "feedback against baseline M; `gamma-G-sN` γ = G in scenario N (summarised as `gamma-G`); "
-        "`groups-K` K multicast groups."
+        "`groups-K` K multicast groups; `-rfc-tcp` the same with the RFC-style TCP."
     )
     return nt
 
@@ -497,4 +518,40 @@ def _baseline_notes(nt: Notes, scen: list[str]) -> None:
         *(Check((f"{s}-asmp", "multicast", "loss_rate"), ">=", 0.01) for s in ("s2", "s3", "s4")),
         *(Check((f"{s}-asmp", "multicast", "loss_rate"), "<=", 0.04) for s in ("s2", "s3", "s4")),
         otherwise=f"- ASMP's loss in scenarios 2–4 is not about the seed's 2% ({asmp}).",
+    )
+
+
+def _tcp_sensitivity_notes(nt: Notes) -> None:
+    """What changes when the TCP is the RFC-style stack instead of NS-2's agent."""
+    n = nt.n
+    nt.plain("")
+    mechs = ("srmcc", *MECHANISMS)
+    for m in mechs:
+        cells = ", ".join(
+            f"{s} {n(f'{s}-{m}-rfc-tcp', 'mcast_tcp_ratio', 'multicast')} "
+            f"(NS-2 TCP {n(f'{s}-{m}', 'mcast_tcp_ratio', 'multicast')})"
+            for s in SCENARIOS
+        )
+        nt.say(f"- Sensitivity, RFC-style TCP, **{m}**: multicast/TCP ratio {cells}.")
+    nt.say(
+        "- With the RFC-style TCP (delayed ACKs, no advertised-window cap) TFMCC takes "
+        f"{n('s1-tfmcc-rfc-tcp', 'fair_share_ratio', 'multicast')} of its fair share in scenario 1 and a TCP "
+        f"flow {n('s1-tfmcc-rfc-tcp', 'fair_share_ratio', 'tcp')}, against "
+        f"{n('s1-tfmcc', 'fair_share_ratio', 'multicast')} and {n('s1-tfmcc', 'fair_share_ratio', 'tcp')} "
+        "with NS-2's TCP: the seed's TFMCC result (151.8% and 72.6%) depends on the TCP being NS-2's.",
+        Check(
+            ("s1-tfmcc", "multicast", "fair_share_ratio"),
+            ">",
+            ("s1-tfmcc-rfc-tcp", "multicast", "fair_share_ratio"),
+        ),
+        Check(("s1-tfmcc", "tcp", "fair_share_ratio"), "<", ("s1-tfmcc-rfc-tcp", "tcp", "fair_share_ratio")),
+        otherwise="- TFMCC's share in scenario 1 does not grow when NS-2's TCP replaces the RFC-style one "
+        f"({n('s1-tfmcc-rfc-tcp', 'fair_share_ratio', 'multicast')} with the RFC-style TCP, "
+        f"{n('s1-tfmcc', 'fair_share_ratio', 'multicast')} with NS-2's).",
+    )
+    gains = ", ".join(
+        f"{s} {n(f'{s}-srmcc-rfc-tcp', 'gain_over_asmp', 'multicast')}" for s in ("s1", "s2", "s3")
+    )
+    nt.say(
+        f"- With the RFC-style TCP, SRMCC's throughput relative to ASMP's in scenarios 1–3: {gains}.",
     )
