@@ -443,7 +443,9 @@ def _baseline_notes(nt: Notes, scen: list[str]) -> None:
     n = nt.n
     nt.plain("")
     nt.plain(
-        "Baselines (ALGORITHMS.md Part B): TFMCC as RFC 4654 with the receivers' one-way-delay round trip; "
+        "Baselines (ALGORITHMS.md Part B): TFMCC as RFC 4654 (RTTs from timestamp echoes, R_max until the "
+        "first echo, random exponential feedback timers suppressed by X_supp, feedback straight to the "
+        "source, no loss-history discounting; NS-2's TFMCC module itself was not found to compare with); "
         "ASMP as reconstructed there (its papers' equations are not at hand); PerIfwithECN with the author's "
         "simulator's constants. Each replaces SRMCC at the source and in the routers."
     )

@@ -139,6 +139,7 @@ impl RouterModule for PerIfEcnModule {
             sent_at: ctx.now,
             // Occupancy is a fraction in [0, 1]; f32 is ample for the record.
             report: McastReport { rate, hi: occ as f32, lo: 0.0 },
+            times: crate::packet::McastTimes::default(),
         };
         let size = u32::try_from(self.cfg.ecn_size.0).unwrap_or(u32::MAX);
         ctx.send(up, Packet::new(Header::Mcast(msg), size));

@@ -552,7 +552,8 @@ impl WorldBuilder {
                 .unwrap_or(f64::INFINITY);
             let rname = format!("{name}-{r}");
             let p = McastReceiverParams { name: rname.clone(), me, group, access_bps, feedback_size, cycle_rtts };
-            let rx = McastReceiver::new(p, spec.control.reporting(), &mut self.recorder);
+            let rng = stream(self.seed, &format!("mcast-receiver:{rname}"));
+            let rx = McastReceiver::new(p, spec.control.reporting(rng), &mut self.recorder);
             let (_, face) = self.add_app(&rname, me, Box::new(rx), SimTime::ZERO, None);
             self.add_mcast_route(me, group, None, Some(face));
             // Walk up to the source, installing each hop once.

@@ -112,7 +112,7 @@ impl McastControl for Asmp {
     fn cycle(&self, rtt: SimDuration) -> SimDuration {
         rtt
     }
-    fn data_report(&self, rate: f64) -> McastReport {
+    fn data_report(&mut self, rate: f64, _now: SimTime) -> McastReport {
         McastReport { rate, hi: 0.0, lo: 0.0 }
     }
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
