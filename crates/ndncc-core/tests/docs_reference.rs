@@ -418,7 +418,7 @@ fn modules() -> Vec<ModuleConfig> {
             ..HbhShaperConfig::default()
         }),
         ModuleConfig::Srmcc(SrmccMtnConfig::default()),
-        ModuleConfig::PerIfEcn(PerIfEcnModuleConfig::default()),
+        ModuleConfig::PerIfEcn(PerIfEcnModuleConfig { queue_capacity: Some(50), ..PerIfEcnModuleConfig::default() }),
     ]
 }
 
