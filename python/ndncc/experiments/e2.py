@@ -502,7 +502,8 @@ def _baseline_notes(nt: Notes, scen: list[str]) -> None:
     nt.plain(
         "Baselines (ALGORITHMS.md Part B): TFMCC as RFC 4654 (RTTs from timestamp echoes, R_max until the "
         "first echo, random exponential feedback timers suppressed by X_supp, feedback straight to the "
-        "source, no loss-history discounting; NS-2's TFMCC module itself was not found to compare with); "
+        "source, loss-history discounting as NS-2's TFRC sink; NS-2's TFMCC module itself was not found "
+        "to compare with); "
         "ASMP as reconstructed there (its papers' equations are not at hand); PerIfwithECN with the author's "
         "simulator's constants (initial rate 16 Mbit/s, +3.2 Mbit/s per 1,000,000 bytes sent, set point "
         "0.4), the occupancy taken against the interface queue's own limit (50 packets) and flows that leave "

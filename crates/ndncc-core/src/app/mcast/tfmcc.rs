@@ -36,10 +36,10 @@
 //!   other only through X_supp.
 //! * Each Data carries the RFC's data header in its `report` field: `rate` = X, `hi` = the
 //!   CLR's node id + 1 (0: no CLR; exact as an f32 for ids below 2²⁴), `lo` = X_supp, and
-//!   `times` = fb_nr, R_max and the echo.
-//! * Timers are checked every `ts_gran` (10 ms), as is the source's time-based rules. The
-//!   receiver-leave flag has nothing to act on here. The loss history has no discounting
-//!   (`tfrc.rs`).
+//!   the header's `times` = fb_nr, R_max and the echo, at millisecond resolution.
+//! * Timers are checked every `ts_gran` (10 ms), as are the source's time-based rules. The
+//!   receiver-leave flag has nothing to act on here. The loss history is discounted
+//!   (`history_discounting`, `tfrc.rs`).
 
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +68,9 @@ pub struct TfmccConfig {
     pub recv_rate_rtts: f64,
     /// N, the upper bound on receivers the feedback timers are spread for (RFC 4654: 10,000).
     pub receivers_bound: f64,
+    /// History discounting of the loss intervals (RFC 5348 §5.5; NS-2's TFRC sink has it on).
+    /// Default true.
+    pub history_discounting: bool,
 }
 
 impl Default for TfmccConfig {
@@ -79,6 +82,7 @@ impl Default for TfmccConfig {
             ts_gran: Duration::from_millis(10),
             recv_rate_rtts: 2.0,
             receivers_bound: 10_000.0,
+            history_discounting: true,
         }
     }
 }
@@ -519,8 +523,10 @@ pub struct TfmccReporting {
 impl TfmccReporting {
     pub fn new(cfg: &TfmccConfig, rng: SimRng) -> TfmccReporting {
         let r0 = cfg.initial_rtt.get().as_secs_f64();
+        let mut tfrc = TfrcReceiver::new(cfg.recv_rate_rtts, r0);
+        tfrc.hist.discount = cfg.history_discounting;
         TfmccReporting {
-            tfrc: TfrcReceiver::new(cfg.recv_rate_rtts, r0),
+            tfrc,
             round_rtts: cfg.round_rtts,
             n: cfg.receivers_bound,
             poll: cfg.ts_gran.get(),
