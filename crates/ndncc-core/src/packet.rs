@@ -140,6 +140,69 @@ pub struct McastReport {
     pub lo: f32,
 }
 
+/// TFMCC's header fields besides the rates (RFC 4654 §3.2), in 7 bytes that fit the multicast
+/// header's padding, so that a packet stays small. In a Data: the feedback round, R_max [ms],
+/// and one timestamp echo: receiver `echo_to` and its report time plus the time the report was
+/// held at the source. In a feedback packet: the round it answers and the newest Data's send
+/// time plus the time it was held at the receiver. Timestamps travel at the RFC's millisecond
+/// resolution, as milliseconds before the carrying packet's `sent_at` (at most 65.5 s); node
+/// ids of 65,535 and above cannot be echoed to.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct McastTimes {
+    round: u8,
+    r_max_ms: [u8; 2],
+    /// Node id + 1; 0 = no echo.
+    echo_to: [u8; 2],
+    echo_ms: [u8; 2],
+}
+
+impl McastTimes {
+    fn ms_before(sent_at: SimTime, at: SimTime) -> [u8; 2] {
+        let ms = (sent_at.saturating_since(at).nanos() + 500_000) / 1_000_000;
+        u16::try_from(ms).unwrap_or(u16::MAX).to_le_bytes()
+    }
+
+    /// A Data's fields: round, R_max [s] (1 ms to 65.5 s), and the echo (receiver, echoed
+    /// time) it carries, sent at `sent_at`.
+    pub fn data(round: u8, r_max_s: f64, echo: Option<(NodeId, SimTime)>, sent_at: SimTime) -> McastTimes {
+        let r_max_ms = (r_max_s * 1e3).round().clamp(1.0, f64::from(u16::MAX)) as u16;
+        let (to, ms) = match echo {
+            Some((node, at)) => match u16::try_from(node.0).ok().and_then(|n| n.checked_add(1)) {
+                Some(code) => (code, Self::ms_before(sent_at, at)),
+                None => (0, [0; 2]),
+            },
+            None => (0, [0; 2]),
+        };
+        McastTimes { round, r_max_ms: r_max_ms.to_le_bytes(), echo_to: to.to_le_bytes(), echo_ms: ms }
+    }
+
+    /// A feedback packet's fields: the round it answers and the echoed Data time, sent at
+    /// `sent_at`.
+    pub fn feedback(round: u8, echo: SimTime, sent_at: SimTime) -> McastTimes {
+        McastTimes { round, echo_ms: Self::ms_before(sent_at, echo), ..McastTimes::default() }
+    }
+
+    pub fn round(&self) -> u8 {
+        self.round
+    }
+
+    /// R_max [s]; `None` when the packet carries none.
+    pub fn r_max_s(&self) -> Option<f64> {
+        let ms = u16::from_le_bytes(self.r_max_ms);
+        (ms > 0).then(|| f64::from(ms) / 1e3)
+    }
+
+    /// The receiver a Data's echo is for.
+    pub fn echo_node(&self) -> Option<NodeId> {
+        u16::from_le_bytes(self.echo_to).checked_sub(1).map(|n| NodeId(u32::from(n)))
+    }
+
+    /// The echoed time, given the carrying packet's `sent_at`.
+    pub fn echo_at(&self, sent_at: SimTime) -> SimTime {
+        SimTime(sent_at.0.saturating_sub(u64::from(u16::from_le_bytes(self.echo_ms)) * 1_000_000))
+    }
+}
+
 /// The multicast header: Data flows down the group's tree, feedback up it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mcast {
@@ -152,6 +215,8 @@ pub struct Mcast {
     pub sent_at: SimTime,
     /// Feedback's content (zero on Data).
     pub report: McastReport,
+    /// TFMCC's round and timestamp echo (zero for the other mechanisms).
+    pub times: McastTimes,
 }
 
 /// The protocol header of a packet.
@@ -300,6 +365,15 @@ mod tests {
 
     #[test]
     fn a_packet_stays_small_enough_to_travel_by_value() {
+        eprintln!(
+            "SIZES packet {} mcast {} report {} times {} header {} link {}",
+            std::mem::size_of::<Packet>(),
+            std::mem::size_of::<Mcast>(),
+            std::mem::size_of::<McastReport>(),
+            std::mem::size_of::<McastTimes>(),
+            std::mem::size_of::<Header>(),
+            std::mem::size_of::<LinkFields>()
+        );
         assert!(std::mem::size_of::<Packet>() <= 80, "Packet is {} bytes", std::mem::size_of::<Packet>());
     }
 

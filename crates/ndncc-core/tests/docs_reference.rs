@@ -22,6 +22,7 @@ use ndncc_core::app::catalogue::CatalogueConfig;
 use ndncc_core::app::mcast::{
     AsmpConfig, FixedMcastConfig, McastControlConfig, PerIfEcnConfig, SrmccConfig, TfmccConfig,
 };
+use ndncc_core::app::tcp::{Ns2TcpConfig, RfcTcpConfig, TcpProfile};
 use ndncc_core::cc::external::{ClassSpec, PythonRateConfig, PythonWindowConfig, Table};
 use ndncc_core::cc::rate::{AimdRateConfig, ConstantRateConfig, MirccRateConfig, RateConfig};
 use ndncc_core::cc::tcp::{NewRenoConfig, TcpBicConfig, TcpControlConfig, TcpCubicConfig};
@@ -274,6 +275,7 @@ fn tcp() -> TcpSpec {
         ack_every: 2,
         delayed_ack_timeout: ms(200),
         rtt: RttConfig::default(),
+        profile: TcpProfile::Ns2(Ns2TcpConfig::default()),
     }
 }
 
@@ -417,7 +419,7 @@ fn modules() -> Vec<ModuleConfig> {
             ..HbhShaperConfig::default()
         }),
         ModuleConfig::Srmcc(SrmccMtnConfig::default()),
-        ModuleConfig::PerIfEcn(PerIfEcnModuleConfig::default()),
+        ModuleConfig::PerIfEcn(PerIfEcnModuleConfig { queue_capacity: Some(50), ..PerIfEcnModuleConfig::default() }),
     ]
 }
 
@@ -525,6 +527,8 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
         TcpControlConfig::Bic(TcpBicConfig::default()),
     ];
     check_tagged(&all, &|t| format!("tcp cc `{t}`"), &tcp_ccs);
+    let profiles = [TcpProfile::Rfc(RfcTcpConfig {}), TcpProfile::Ns2(Ns2TcpConfig::default())];
+    check_tagged(&all, &|t| format!("tcp profile `{t}`"), &profiles);
 }
 
 #[test]

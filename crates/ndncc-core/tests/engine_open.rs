@@ -227,6 +227,7 @@ impl Application for McastSource {
                 seq: self.sent,
                 sent_at: ctx.now,
                 report: Default::default(),
+                times: Default::default(),
             };
             ctx.send(Packet::new(Header::Mcast(m), 1000));
             self.sent += 1;
@@ -259,6 +260,7 @@ impl Application for McastReceiver {
             seq: self.received,
             sent_at: ctx.now,
             report: Default::default(),
+            times: Default::default(),
         };
         ctx.send(Packet::new(Header::Mcast(m), 40));
         ctx.wake_at(ctx.now + SimDuration::from_millis(10));
@@ -296,6 +298,7 @@ impl RouterModule for Aggregator {
                 seq: s,
                 sent_at: ctx.now,
                 report: Default::default(),
+                times: Default::default(),
             };
             ctx.send(self.upstream, Packet::new(Header::Mcast(m), 40));
         }

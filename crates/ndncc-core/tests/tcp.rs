@@ -24,7 +24,14 @@ use ndncc_core::scenario::load_str;
 /// One TCP flow S → D through R: 100 Mbps access, `bottleneck_mbps` from R to D with `loss` on
 /// the data direction, 20 ms one-way delay in all.
 fn one_flow(bottleneck_mbps: u64, loss: f64, seconds: u64, seed: u64) -> RunOutput {
-    let text = format!(
+    let sc = load_str(&flow_text(bottleneck_mbps, loss, seconds, seed, ""), "tcp.toml", &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    run(&sc, &RunOptions::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The scenario of `one_flow`, with `extra` lines added to the flow's table.
+fn flow_text(bottleneck_mbps: u64, loss: f64, seconds: u64, seed: u64, extra: &str) -> String {
+    format!(
         r#"
 [simulation]
 duration = "{seconds}s"
@@ -51,14 +58,13 @@ type = "tcp"
 node = "S"
 to = "D"
 mss = "1000B"
+{extra}
 
 [record]
 interval = "0s"
 events = false
 "#
-    );
-    let sc = load_str(&text, "tcp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    run(&sc, &RunOptions::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+    )
 }
 
 fn value(out: &RunOutput, entity: &str, metric: &str) -> f64 {
@@ -112,4 +118,30 @@ fn under_random_loss_throughput_follows_the_pftk_model_within_15_percent() {
         let bound = pftk_kbps(p, rtt, None);
         assert!(got > bound, "p {p}: {got:.0} kbit/s under PFTK's bound {bound:.0}");
     }
+}
+
+#[test]
+fn with_the_ns2_profile_a_lone_flow_is_held_to_20_packets_per_round_trip() {
+    // NS-2's window_ of 20 packets: 20 × 8,000 bit per RTT. RTT = 40 ms of propagation +
+    // 1,040 B at 100 and at 10 Mbps (0.083 + 0.832 ms) + the 40 B ACK (0.003 + 0.032 ms)
+    // = 40.95 ms: 3,907 kbit/s, well under the 9,615 kbit/s the RFC profile reaches above.
+    let text = flow_text(10, 0.0, 60, 1, r#"profile = { type = "ns2" }"#);
+    let sc = load_str(&text, "tcp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&sc, &RunOptions::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"));
+    let expected = 20.0 * 8000.0 / 40.95e-3 / 1e3;
+    let got = value(&out, "flow", "throughput_kbps");
+    assert!((got - expected).abs() < 0.02 * expected, "{got} kbit/s, expected {expected}");
+    assert_eq!(value(&out, "flow", "retransmissions"), 0.0);
+    // One ACK per data packet (and one for the SYN).
+    assert_eq!(value(&out, "flow-sink", "acks_sent"), value(&out, "flow-sink", "segments_received") + 1.0);
+}
+
+#[test]
+fn the_ns2_profile_rejects_the_rfc_stacks_keys_by_name() {
+    let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\" }\nack_every = 1");
+    let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("apps.flow.ack_every") && err.contains("profile ns2"), "{err}");
+    let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\", window = 0 }");
+    let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("apps.flow.profile.window"), "{err}");
 }

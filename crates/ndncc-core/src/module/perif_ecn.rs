@@ -9,9 +9,11 @@
 //!   N_f = distinct (source, destination) pairs seen leaving on f (multicast: source, group)
 //! ```
 //!
-//! As in the author's code the flow set is never aged. Its occupancy is taken against a byte
-//! budget (4 MiB); here the queues hold packets, so `queue_capacity` (the seed's Qmax, 50
-//! packets) is the denominator. Only the multicast source obeys such messages (the TCP flows
+//! The author's code takes the occupancy against its interface buffer (MAX_BYTE, 4 MiB); here
+//! the denominator is the interface queue's own limit in packets (the seed's Qmax, 50), unless
+//! `queue_capacity` sets another. The author's code never ages its flow set, which a real
+//! router must; here a flow not seen for `flow_timeout` (1 s, SRMCC's tree node's) no longer
+//! counts, so that both mechanisms see flows end alike. Only the multicast source obeys such messages (the TCP flows
 //! are plain TCP), so only multicast Data trigger them; IP packets count as flows. The message
 //! goes up the group's tree (learnt from the face its Data arrive on) and carries the occupancy
 //! in `report.hi`; routers on the way pass it on.
@@ -22,22 +24,32 @@ use super::{Intake, ModuleCtx, RouterModule};
 use crate::ids::FaceId;
 use crate::packet::{Header, Mcast, McastKind, McastReport, Packet};
 use crate::plugin::{check, Check, Plugin};
-use crate::units::Bytes;
+use crate::time::SimTime;
+use crate::units::{Bytes, Duration};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PerIfEcnModuleConfig {
     /// Occupancy above which the router sends a suggested rate. Default 0.4.
     pub set_point: f64,
-    /// Queue capacity the occupancy is taken against [packets]. Default 50.
-    pub queue_capacity: u64,
+    /// Queue capacity the occupancy is taken against [packets]. Default: the interface
+    /// queue's own limit (50 when the queue has no packet limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_capacity: Option<u64>,
+    /// A flow not seen on an interface for this long no longer counts. Default 1 s.
+    pub flow_timeout: Duration,
     /// Wire size of the ECN message. Default 40 B.
     pub ecn_size: Bytes,
 }
 
 impl Default for PerIfEcnModuleConfig {
     fn default() -> Self {
-        PerIfEcnModuleConfig { set_point: 0.4, queue_capacity: 50, ecn_size: Bytes(40) }
+        PerIfEcnModuleConfig {
+            set_point: 0.4,
+            queue_capacity: None,
+            flow_timeout: Duration::from_secs(1),
+            ecn_size: Bytes(40),
+        }
     }
 }
 
@@ -45,7 +57,10 @@ impl Plugin for PerIfEcnModuleConfig {
     type Built = Box<dyn RouterModule>;
     fn validate(&self) -> Check {
         check::within("set_point", self.set_point, 0.0, 0.999)?;
-        check::count("queue_capacity", self.queue_capacity, 1, 10_000_000)?;
+        if let Some(q) = self.queue_capacity {
+            check::count("queue_capacity", q, 1, 10_000_000)?;
+        }
+        check::time("flow_timeout", self.flow_timeout.get(), false)?;
         check::count("ecn_size", self.ecn_size.0, 1, 65_535)
     }
     fn build(&self) -> Box<dyn RouterModule> {
@@ -72,7 +87,8 @@ pub struct PerIfEcnModule {
     cfg: PerIfEcnModuleConfig,
     /// Each group's upstream face.
     upstream: Vec<(u32, FaceId)>,
-    flows: Vec<(FaceId, Vec<FlowKey>)>,
+    /// Per interface: the flows seen and when each was last seen.
+    flows: Vec<(FaceId, Vec<(FlowKey, SimTime)>)>,
     sent: u64,
 }
 
@@ -81,8 +97,9 @@ impl PerIfEcnModule {
         PerIfEcnModule { cfg: cfg.clone(), upstream: Vec::new(), flows: Vec::new(), sent: 0 }
     }
 
-    /// Note `key` on `face`; the number of distinct flows seen there.
-    fn note(&mut self, face: FaceId, key: FlowKey) -> usize {
+    /// Note `key` on `face` at `now`; the number of distinct flows seen there within
+    /// `flow_timeout`.
+    fn note(&mut self, face: FaceId, key: FlowKey, now: SimTime) -> usize {
         let i = match self.flows.iter().position(|(f, _)| *f == face) {
             Some(i) => i,
             None => {
@@ -90,9 +107,12 @@ impl PerIfEcnModule {
                 self.flows.len() - 1
             }
         };
+        let timeout = self.cfg.flow_timeout.get();
         let set = &mut self.flows[i].1;
-        if !set.contains(&key) {
-            set.push(key);
+        set.retain(|(k, seen)| *k == key || now.saturating_since(*seen) <= timeout);
+        match set.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, seen)) => *seen = now,
+            None => set.push((key, now)),
         }
         set.len()
     }
@@ -116,15 +136,16 @@ impl RouterModule for PerIfEcnModule {
     fn on_packet_out(&mut self, ctx: &mut ModuleCtx, face: FaceId, packet: &mut Packet) {
         let m = match &packet.header {
             Header::Ip(ip) => {
-                self.note(face, FlowKey::Ip(ip.src.0, ip.dst.0));
+                self.note(face, FlowKey::Ip(ip.src.0, ip.dst.0), ctx.now);
                 return;
             }
             Header::Mcast(m) if m.kind == McastKind::Data => *m,
             _ => return,
         };
-        let n = self.note(face, FlowKey::Group(m.origin.0, m.group));
+        let n = self.note(face, FlowKey::Group(m.origin.0, m.group), ctx.now);
         let Some(e) = ctx.faces[face.idx()].egress.as_ref() else { return };
-        let occ = (e.queue_packets() as f64 / self.cfg.queue_capacity as f64).min(1.0);
+        let cap = self.cfg.queue_capacity.or_else(|| e.queue.packet_limit().and_then(|p| u64::try_from(p).ok()));
+        let occ = (e.queue_packets() as f64 / cap.unwrap_or(50).max(1) as f64).min(1.0);
         if occ <= self.cfg.set_point {
             return;
         }
@@ -139,6 +160,7 @@ impl RouterModule for PerIfEcnModule {
             sent_at: ctx.now,
             // Occupancy is a fraction in [0, 1]; f32 is ample for the record.
             report: McastReport { rate, hi: occ as f32, lo: 0.0 },
+            times: crate::packet::McastTimes::default(),
         };
         let size = u32::try_from(self.cfg.ecn_size.0).unwrap_or(u32::MAX);
         ctx.send(up, Packet::new(Header::Mcast(msg), size));
@@ -167,17 +189,30 @@ mod tests {
     #[test]
     fn flows_are_distinct_pairs_per_face() {
         let mut m = PerIfEcnModule::new(&PerIfEcnModuleConfig::default());
-        assert_eq!(m.note(FaceId(1), FlowKey::Ip(1, 2)), 1);
-        assert_eq!(m.note(FaceId(1), FlowKey::Ip(1, 2)), 1);
-        assert_eq!(m.note(FaceId(1), FlowKey::Group(0, 1)), 2);
-        assert_eq!(m.note(FaceId(2), FlowKey::Ip(3, 4)), 1);
+        let t = SimTime::ZERO;
+        assert_eq!(m.note(FaceId(1), FlowKey::Ip(1, 2), t), 1);
+        assert_eq!(m.note(FaceId(1), FlowKey::Ip(1, 2), t), 1);
+        assert_eq!(m.note(FaceId(1), FlowKey::Group(0, 1), t), 2);
+        assert_eq!(m.note(FaceId(2), FlowKey::Ip(3, 4), t), 1);
+    }
+
+    #[test]
+    fn a_flow_silent_for_longer_than_flow_timeout_no_longer_counts() {
+        // Flow (1, 2) last seen at 0; the group at 0.5 s and 1.2 s. At 1.2 s (1 s timeout) the
+        // IP flow is 1.2 s old: gone, one flow; at 1.0 s it was exactly 1 s old: still two.
+        let mut m = PerIfEcnModule::new(&PerIfEcnModuleConfig::default());
+        let ms = |x: u64| SimTime::ZERO + crate::time::SimDuration::from_millis(x);
+        m.note(FaceId(1), FlowKey::Ip(1, 2), ms(0));
+        assert_eq!(m.note(FaceId(1), FlowKey::Group(0, 1), ms(500)), 2);
+        assert_eq!(m.note(FaceId(1), FlowKey::Group(0, 1), ms(1_000)), 2);
+        assert_eq!(m.note(FaceId(1), FlowKey::Group(0, 1), ms(1_200)), 1);
     }
 
     #[test]
     fn validation_names_the_key() {
         let bad = PerIfEcnModuleConfig { set_point: 1.0, ..Default::default() };
         assert_eq!(bad.validate().unwrap_err().key, "set_point");
-        let bad = PerIfEcnModuleConfig { queue_capacity: 0, ..Default::default() };
+        let bad = PerIfEcnModuleConfig { queue_capacity: Some(0), ..Default::default() };
         assert_eq!(bad.validate().unwrap_err().key, "queue_capacity");
     }
 }

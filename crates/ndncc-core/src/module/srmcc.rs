@@ -176,6 +176,7 @@ impl SrmccMtn {
                 sent_at: ctx.now,
                 // The table holds f64s; the message carries occupancies as f32 fractions.
                 report: McastReport { rate: e.min_fair, hi: e.max_q as f32, lo: e.min_q as f32 },
+                times: crate::packet::McastTimes::default(),
             };
             let size = u32::try_from(self.cfg.mcc_size.0).unwrap_or(u32::MAX);
             ctx.send(up, Packet::new(Header::Mcast(m), size));

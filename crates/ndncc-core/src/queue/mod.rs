@@ -151,6 +151,17 @@ macro_rules! dispatch {
 }
 
 impl AnyQueue {
+    /// The queue's limit in packets, when it has one (a drop-tail queue limited in packets).
+    pub fn packet_limit(&self) -> Option<usize> {
+        match self {
+            AnyQueue::DropTail(q) => match q.limit() {
+                droptail::Limit::Packets(p) => Some(p),
+                droptail::Limit::Bytes(_) => None,
+            },
+            _ => None,
+        }
+    }
+
     /// True when this is an empty drop-tail FIFO that would take `packet`: it would hand the
     /// packet straight back to an idle transmitter, so the face may skip it. Only drop-tail
     /// qualifies; the AQMs keep state on every packet that passes them.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::types::default_true;
 use crate::app::arrivals::ArrivalsConfig;
 use crate::app::catalogue::CatalogueConfig;
+use crate::app::tcp::TcpProfile;
 use crate::cc::rate::RateConfig;
 use crate::cc::tcp::TcpControlConfig;
 use crate::cc::window::WindowConfig;
@@ -305,6 +306,11 @@ pub struct TcpSpec {
     /// 1 s, at most 60 s, doubling per timeout.
     #[serde(default = "crate::app::tcp::tcp_rtt_config")]
     pub rtt: RttConfig,
+    /// Which TCP: `{ type = "rfc" }` (default; the keys above) or `{ type = "ns2", … }`
+    /// (NS-2's `Agent/TCP/Newreno` and `TCPSink` with NS-2's defaults, which replace
+    /// `initial_window`, `ack_every`, `delayed_ack_timeout` and `rtt`).
+    #[serde(default, skip_serializing_if = "TcpProfile::is_rfc")]
+    pub profile: TcpProfile,
 }
 
 fn default_mss() -> Bytes {

@@ -8,6 +8,8 @@ use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
 use super::types::{name_covers, split_face, ClockPhase, FaceSelection, RoutingMode, Scenario};
+use crate::app::tcp::TcpProfile;
+use crate::cc::tcp::TcpControlConfig;
 use crate::plugin::check;
 use crate::queue::MAX_QUEUE_PACKETS;
 use crate::time::SimDuration;
@@ -380,7 +382,30 @@ impl Scenario {
         check::count(&join(key, "ack_every"), u64::from(t.ack_every), 1, 1_000)?;
         check::time(&join(key, "delayed_ack_timeout"), t.delayed_ack_timeout.get(), true)?;
         t.cc.validate().map_err(|e| e.under(&join(key, "cc")))?;
-        t.rtt.validate().map_err(|e| e.under(&join(key, "rtt")))
+        t.rtt.validate().map_err(|e| e.under(&join(key, "rtt")))?;
+        if let TcpProfile::Ns2(ns2) = &t.profile {
+            ns2.validate().map_err(|e| e.under(&join(key, "profile")))?;
+            // NS-2's agent has its own window, ACK policy and timer: the RFC stack's keys
+            // must stay at their defaults rather than be silently ignored.
+            let unused = "is not used with profile ns2 (NS-2's agent has its own; see the profile's keys)";
+            if t.cc != TcpControlConfig::default() {
+                return fail(join(key, "cc"), format!("{unused}; NS-2's NewReno halves its window"));
+            }
+            if t.ecn {
+                return fail(join(key, "ecn"), "profile ns2 does not model ECN");
+            }
+            if t.initial_window != 10 {
+                return fail(join(key, "initial_window"), format!("{unused}: set profile.window_init"));
+            }
+            if t.ack_every != 2 || t.delayed_ack_timeout != Duration::from_millis(200) {
+                let k = if t.ack_every != 2 { "ack_every" } else { "delayed_ack_timeout" };
+                return fail(join(key, k), format!("{unused}: NS-2's TCPSink acknowledges every packet at once"));
+            }
+            if t.rtt != crate::app::tcp::tcp_rtt_config() {
+                return fail(join(key, "rtt"), format!("{unused}: set profile.tick, min_rto, max_rto, initial_rto"));
+            }
+        }
+        Ok(())
     }
 
     fn check_multicast(&self, key: &str, m: &MulticastSpec) -> Check {

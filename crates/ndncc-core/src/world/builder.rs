@@ -5,7 +5,9 @@ use std::collections::VecDeque;
 
 use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer::{self, ObjectParams};
-use crate::app::tcp::{TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams};
+use crate::app::tcp::{
+    Ns2TcpParams, Ns2TcpSender, TcpProfile, TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams,
+};
 use crate::app::udp::{CbrParams, CbrSource, UdpSink};
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
 use crate::event_queue::EventQueue;
@@ -418,6 +420,32 @@ impl WorldBuilder {
         let to = self.node_named(&format!("app {name}"), &spec.to)?;
         let (src_port, dst_port) = self.flow_ports();
         let mss = u32::try_from(spec.mss.0).map_err(|_| format!("app {name}: mss is too large"))?;
+        if let TcpProfile::Ns2(cfg) = spec.profile {
+            // NS-2's TCPSink: one ACK per packet, at once.
+            let params = Ns2TcpParams {
+                name: name.to_owned(),
+                me,
+                dst: to,
+                src_port,
+                dst_port,
+                mss,
+                bytes: spec.bytes.map(|b| b.0),
+                cfg,
+            };
+            let receiver = TcpReceiverParams {
+                name: format!("{name}-sink"),
+                me: to,
+                src: me,
+                port: dst_port,
+                peer_port: src_port,
+                ack_every: 1,
+                delayed_ack_timeout: SimDuration::ZERO,
+                mss,
+            };
+            let tx = Ns2TcpSender::new(params, &mut self.recorder);
+            let rx = TcpReceiver::new(receiver, &mut self.recorder);
+            return self.bind_tcp_pair(name, me, to, Box::new(tx), Box::new(rx), spec, (src_port, dst_port));
+        }
         let sender = TcpSenderParams {
             name: name.to_owned(),
             me,
@@ -442,10 +470,25 @@ impl WorldBuilder {
         };
         let tx = TcpSender::new(sender, spec.cc.build(), &mut self.recorder);
         let rx = TcpReceiver::new(receiver, &mut self.recorder);
+        self.bind_tcp_pair(name, me, to, Box::new(tx), Box::new(rx), spec, (src_port, dst_port))
+    }
+
+    /// Add a TCP sender and its receiver as apps and bind their ports.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_tcp_pair(
+        &mut self,
+        name: &str,
+        me: NodeId,
+        to: NodeId,
+        tx: Box<dyn Application>,
+        rx: Box<dyn Application>,
+        spec: &TcpSpec,
+        (src_port, dst_port): (u16, u16),
+    ) -> Result<(AppId, AppId), String> {
         let start = SimTime::ZERO + spec.start.get();
         let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        let tx_id = self.add_app(name, me, Box::new(tx), start, stop).0;
-        let rx_id = self.add_app(&format!("{name}-sink"), to, Box::new(rx), SimTime::ZERO, None).0;
+        let tx_id = self.add_app(name, me, tx, start, stop).0;
+        let rx_id = self.add_app(&format!("{name}-sink"), to, rx, SimTime::ZERO, None).0;
         self.bind_port(tx_id, src_port)?;
         self.bind_port(rx_id, dst_port)?;
         self.ip_hosts.extend([me, to]);
@@ -515,7 +558,8 @@ impl WorldBuilder {
                 .unwrap_or(f64::INFINITY);
             let rname = format!("{name}-{r}");
             let p = McastReceiverParams { name: rname.clone(), me, group, access_bps, feedback_size, cycle_rtts };
-            let rx = McastReceiver::new(p, spec.control.reporting(), &mut self.recorder);
+            let rng = stream(self.seed, &format!("mcast-receiver:{rname}"));
+            let rx = McastReceiver::new(p, spec.control.reporting(rng), &mut self.recorder);
             let (_, face) = self.add_app(&rname, me, Box::new(rx), SimTime::ZERO, None);
             self.add_mcast_route(me, group, None, Some(face));
             // Walk up to the source, installing each hop once.

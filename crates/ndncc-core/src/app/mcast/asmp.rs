@@ -18,8 +18,8 @@
 //! ```
 //!
 //! Reconstructed or assumed: the SF rule (one step per report, up on a loss event, down
-//! otherwise), the RTCP interval without its randomisation over [0.5, 1.5] (the apps have no
-//! random stream; with the mean kept, the e − 3/2 compensation is left out too), the round
+//! otherwise), the RTCP interval without its randomisation over [0.5, 1.5] (kept at its mean;
+//! with the mean kept, the e − 3/2 compensation is left out too), the round
 //! trip (the receiver app's estimate, twice its one-way delay, instead of RTCP's LSR/DLSR
 //! echo), the report expiry and the initial rate (the seed's 50 kbit/s for every mechanism).
 
@@ -112,7 +112,7 @@ impl McastControl for Asmp {
     fn cycle(&self, rtt: SimDuration) -> SimDuration {
         rtt
     }
-    fn data_report(&self, rate: f64) -> McastReport {
+    fn data_report(&mut self, rate: f64, _now: SimTime) -> McastReport {
         McastReport { rate, hi: 0.0, lo: 0.0 }
     }
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {

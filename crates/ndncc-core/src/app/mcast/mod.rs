@@ -20,7 +20,7 @@ pub mod tfrc;
 use serde::{Deserialize, Serialize};
 
 use crate::ids::NodeId;
-use crate::packet::McastReport;
+use crate::packet::{McastReport, McastTimes};
 use crate::time::{SimDuration, SimTime};
 
 pub use asmp::{Asmp, AsmpConfig};
@@ -46,10 +46,27 @@ pub trait McastControl: Send {
     fn on_feedback_from(&mut self, _origin: NodeId, report: &McastReport, rtt: Option<SimDuration>, now: SimTime) {
         self.on_feedback(report, rtt, now);
     }
+    /// A feedback packet from `origin`, sent at `sent_at`, with TFMCC's round and timestamp
+    /// echo in `times`. By default the same as [`McastControl::on_feedback_from`].
+    fn on_feedback_timed(
+        &mut self,
+        origin: NodeId,
+        report: &McastReport,
+        _times: &McastTimes,
+        _sent_at: SimTime,
+        rtt: Option<SimDuration>,
+        now: SimTime,
+    ) {
+        self.on_feedback_from(origin, report, rtt, now);
+    }
     /// What each Data carries down the tree in its `report` field, given the current rate
     /// (zero by default; TFMCC and ASMP announce the sending rate there).
-    fn data_report(&self, _rate: f64) -> McastReport {
+    fn data_report(&mut self, _rate: f64, _now: SimTime) -> McastReport {
         McastReport::default()
+    }
+    /// The round and timestamp echo of the next Data (TFMCC; zero by default).
+    fn data_times(&mut self, _now: SimTime) -> McastTimes {
+        McastTimes::default()
     }
     /// The end of an adaptation cycle with the current rate `rate`: the rate for the next one.
     fn adapt(&mut self, rate: f64, now: SimTime) -> f64;
@@ -68,10 +85,14 @@ pub struct DataSeen<'a> {
     /// Wire size [bytes].
     pub size: u32,
     pub now: SimTime,
+    /// When the source sent it.
+    pub sent_at: SimTime,
     /// The receiver's round-trip estimate (twice its smoothed one-way delay).
     pub rtt: SimDuration,
     /// What the source put in the Data's `report` field ([`McastControl::data_report`]).
     pub info: &'a McastReport,
+    /// The Data's round and timestamp echo ([`McastControl::data_times`]).
+    pub times: McastTimes,
 }
 
 /// What a receiver reports each cycle (the mechanism's receiver side).
@@ -81,6 +102,11 @@ pub trait McastReporting: Send {
     /// The feedback for this cycle, or `None` to stay silent. `access_bps` is the receiver's
     /// access link bandwidth.
     fn report(&mut self, access_bps: f64, now: SimTime) -> Option<McastReport>;
+    /// The round and timestamp echo of the report `report` just returned (TFMCC; zero by
+    /// default).
+    fn report_times(&self) -> McastTimes {
+        McastTimes::default()
+    }
     /// The time to the next report, given the group's cycle (`cycle_rtts` round trips);
     /// mechanisms with their own report timer (ASMP's RTCP interval) override it.
     fn next_report_in(&self, cycle: SimDuration) -> SimDuration {
@@ -149,11 +175,12 @@ crate::plugin_family! {
 }
 
 impl McastControlConfig {
-    /// The receivers' side of the mechanism.
-    pub fn reporting(&self) -> Box<dyn McastReporting> {
+    /// The receivers' side of the mechanism; `rng` is the receiver's own random stream
+    /// (TFMCC's feedback timers).
+    pub fn reporting(&self, rng: crate::rng::SimRng) -> Box<dyn McastReporting> {
         match self {
             McastControlConfig::Srmcc(_) => Box::new(srmcc::MccReporting),
-            McastControlConfig::Tfmcc(c) => Box::new(tfmcc::TfmccReporting::new(c)),
+            McastControlConfig::Tfmcc(c) => Box::new(tfmcc::TfmccReporting::new(c, rng)),
             McastControlConfig::Asmp(c) => Box::new(asmp::AsmpReporting::new(c)),
             McastControlConfig::PerIfEcn(_) | McastControlConfig::Fixed(_) => Box::new(Silent),
         }

@@ -81,6 +81,7 @@ impl McastReceiver {
                 seq: self.rtt().0,
                 sent_at: ctx.now,
                 report,
+                times: self.reporting.report_times(),
             };
             ctx.send(Packet::new(Header::Mcast(m), self.p.feedback_size));
             self.reports += 1;
@@ -105,8 +106,16 @@ impl Application for McastReceiver {
         self.owd_s = Some(self.owd_s.map_or(owd, |s| s + 0.125 * (owd - s)));
         self.first_at.get_or_insert(ctx.now);
         self.last_at = Some(ctx.now);
-        let seen =
-            DataSeen { me: self.p.me, seq: m.seq, size: packet.size, now: ctx.now, rtt: self.rtt(), info: &m.report };
+        let seen = DataSeen {
+            me: self.p.me,
+            seq: m.seq,
+            size: packet.size,
+            now: ctx.now,
+            sent_at: m.sent_at,
+            rtt: self.rtt(),
+            info: &m.report,
+            times: m.times,
+        };
         self.reporting.on_data(&seen);
         if self.next_report.is_none() {
             // The first cycle starts with the first Data.

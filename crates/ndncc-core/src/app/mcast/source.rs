@@ -98,7 +98,8 @@ impl McastSource {
                 origin: self.p.me,
                 seq: self.sent,
                 sent_at: ctx.now,
-                report: self.ctl.data_report(self.rate),
+                report: self.ctl.data_report(self.rate, ctx.now),
+                times: self.ctl.data_times(ctx.now),
             };
             ctx.send(Packet::new(Header::Mcast(m), self.p.packet_size));
             self.sent += 1;
@@ -131,7 +132,7 @@ impl Application for McastSource {
         if let Some(r) = rtt {
             self.rtt_reported = Some(self.rtt_reported.map_or(r, |x| x.max(r)));
         }
-        self.ctl.on_feedback_from(m.origin, &m.report, rtt, ctx.now);
+        self.ctl.on_feedback_timed(m.origin, &m.report, &m.times, m.sent_at, rtt, ctx.now);
     }
     fn on_wake(&mut self, ctx: &mut AppCtx) {
         self.run_due(ctx);

@@ -11,9 +11,21 @@
 //!   first event: the closed interval is seeded with l_0 = (X_recv·R / (sqrt(3/2)·8s))²
 //! ```
 //!
+//! History discounting (RFC 5348 §5.5; on in NS-2's TFRC sink, `discount_ 1`, and used by
+//! TFMCC here; ASMP's receivers leave it off): when the open interval I_0 exceeds twice the
+//! mean of the closed ones, the closed intervals count with DF = max(2·I_mean/I_0, 0.5) in the
+//! sum with I_0, weights normalised, and at the next loss event each closed interval keeps the
+//! DF it had then (its factor DF_i):
+//!
+//! ```text
+//!   I_mean(closed) = Σ_{i=1}^{n} w_{i−1}·DF_i·I_i / Σ w_{i−1}·DF_i
+//!   I_tot0 = (w_0·I_0 + Σ_{i=1}^{n−1} w_i·DF_i·DF·I_i) / (w_0 + Σ w_i·DF_i·DF),   I_tot1 = I_mean(closed)
+//!   p = 1 / max(I_tot0, I_tot1)
+//! ```
+//!
 //! Simplifications: the tree's links are FIFO, so Data never overtake each other and a gap in
 //! the sequence numbers is a loss at once (TFRC waits for 3 later packets only to tell reordering
-//! from loss); the optional history discounting is left out.
+//! from loss).
 
 use std::collections::VecDeque;
 
@@ -74,6 +86,10 @@ pub struct LossHistory {
     event: Option<(u64, SimTime)>,
     /// Closed loss intervals I_1..I_8 [packets], newest first.
     intervals: VecDeque<f64>,
+    /// Their discount factors DF_1..DF_8 (all 1 without discounting).
+    factors: VecDeque<f64>,
+    /// Apply history discounting.
+    pub discount: bool,
     /// Loss events seen so far.
     pub events: u64,
 }
@@ -107,9 +123,17 @@ impl LossHistory {
                     let l0 = seed_interval(x_recv, rtt_s, s).max(1.0);
                     self.intervals.push_front(l0);
                 }
-                Some((first, _)) => self.intervals.push_front((lost - first) as f64),
+                Some((first, _)) => {
+                    // The closing interval's discount stays with the older intervals.
+                    let i0 = (lost - first) as f64;
+                    let df = self.discount_factor(i0);
+                    self.factors.iter_mut().for_each(|f| *f *= df);
+                    self.intervals.push_front(i0);
+                }
             }
+            self.factors.push_front(1.0);
             self.intervals.truncate(WEIGHTS.len());
+            self.factors.truncate(WEIGHTS.len());
             self.event = Some((lost, t_lost));
             self.events += 1;
             new_event = true;
@@ -130,15 +154,61 @@ impl LossHistory {
         Some((last + 1).saturating_sub(first) as f64)
     }
 
+    /// The weighted mean of the closed intervals with their discount factors.
+    fn closed_mean(&self) -> f64 {
+        let (mut num, mut den) = (0.0, 0.0);
+        for ((i, f), w) in self.intervals.iter().zip(&self.factors).zip(WEIGHTS) {
+            num += w * f * i;
+            den += w * f;
+        }
+        if den > 0.0 {
+            num / den
+        } else {
+            0.0
+        }
+    }
+
+    /// DF for an open interval `i0`: max(2·I_mean/I_0, 0.5) when I_0 > 2·I_mean, else 1 (and 1
+    /// without discounting).
+    fn discount_factor(&self, i0: f64) -> f64 {
+        let mean = self.closed_mean();
+        if !self.discount || self.intervals.is_empty() || i0 <= 2.0 * mean {
+            return 1.0;
+        }
+        (2.0 * mean / i0).max(DISCOUNT_FLOOR)
+    }
+
     /// The loss-event rate p (0 before the first loss event).
     pub fn p(&self) -> f64 {
         let Some(i0) = self.open_interval() else { return 0.0 };
-        let mean = average_interval(i0, &self.intervals);
+        let mean = if self.discount { self.discounted_interval(i0) } else { average_interval(i0, &self.intervals) };
         if mean > 0.0 {
             1.0 / mean
         } else {
             0.0
         }
+    }
+}
+
+/// The smallest discount factor (NS-2's `minDiscountRatio_`, RFC 5348 §5.5).
+pub const DISCOUNT_FLOOR: f64 = 0.5;
+
+impl LossHistory {
+    /// I_mean with history discounting (the module text's equations).
+    fn discounted_interval(&self, i0: f64) -> f64 {
+        let n = self.intervals.len().min(WEIGHTS.len());
+        if n == 0 {
+            return i0;
+        }
+        let df = self.discount_factor(i0);
+        let (mut num, mut den) = (WEIGHTS[0] * i0, WEIGHTS[0]);
+        // Closed interval I_k (k = 1..n−1) with weight w_k.
+        for ((w, i), f) in WEIGHTS.iter().take(n).skip(1).zip(&self.intervals).zip(&self.factors) {
+            let w = w * f * df;
+            num += w * i;
+            den += w;
+        }
+        (num / den).max(self.closed_mean())
     }
 }
 
@@ -254,6 +324,45 @@ mod tests {
         assert_eq!(h.events, 2);
         // I_0 = 2, closed [200, 104.17]: I_tot0 = 2 + 200, I_tot1 = 304.17, Σw = 2.
         assert!((h.p() - 2.0 / (200.0 + l0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_long_open_interval_discounts_the_older_ones_down_to_half() {
+        // Closed [100, 100], open 400 > 2·100: DF = max(200/400, 0.5) = 0.5.
+        // I_tot0 = (400 + 0.5·100) / (1 + 0.5) = 300; I_tot1 = 100 → p = 1/300 (250 without).
+        let mut h = LossHistory { discount: true, ..LossHistory::default() };
+        h.intervals = [100.0, 100.0].into_iter().collect();
+        h.factors = [1.0, 1.0].into_iter().collect();
+        h.event = Some((0, SimTime::ZERO));
+        h.last = Some((399, SimTime::ZERO));
+        assert!((h.p() - 1.0 / 300.0).abs() < 1e-12);
+        h.discount = false;
+        assert!((h.p() - 1.0 / 250.0).abs() < 1e-12);
+        // Open 1,000: 200/1000 = 0.2 is below the floor, DF = 0.5:
+        // I_tot0 = (1000 + 50) / 1.5 = 700.
+        h.discount = true;
+        h.last = Some((999, SimTime::ZERO));
+        assert!((h.p() - 1.0 / 700.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_loss_event_keeps_the_discount_on_the_older_intervals() {
+        // As above with open 400 (DF 0.5); a loss at seq 400 closes it: factors [1, 0.5, 0.5].
+        // Then open 10: I_mean(closed) = (400 + 50 + 50) / 2 = 250; I_0 = 10 < 500: DF = 1;
+        // I_tot0 = (10 + 400 + 0.5·100) / 2.5 = 184 → max(184, 250) = 250.
+        let mut h = LossHistory { discount: true, ..LossHistory::default() };
+        h.intervals = [100.0, 100.0].into_iter().collect();
+        h.factors = [1.0, 1.0].into_iter().collect();
+        let t = |ms: u64| SimTime::ZERO + SimDuration::from_millis(ms);
+        h.event = Some((0, t(0)));
+        h.last = Some((399, t(399)));
+        assert!(h.on_packet(401, t(1_000), 0.1, 1e6, 1000.0));
+        assert_eq!(h.factors, [1.0, 0.5, 0.5]);
+        for s in 402..=409 {
+            h.on_packet(s, t(1_000 + s), 0.1, 1e6, 1000.0);
+        }
+        // Open interval: 409 + 1 − 400 = 10.
+        assert!((h.p() - 1.0 / 250.0).abs() < 1e-12);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The TCP receiver: cumulative ACKs, delayed (one ACK for every second full segment, or after
 //! `delayed_ack_timeout`, RFC 5681 §4.2), immediate for a segment out of order or one that fills
 //! a hole (the duplicate ACKs fast retransmit needs); ECN echo (RFC 3168): after a CE mark every
-//! ACK carries ECE until a segment with CWR arrives.
+//! ACK carries ECE until a segment with CWR arrives. A SYN (which only NS-2's sender sends) is
+//! answered at once with a SYN-ACK of the next byte expected.
 
 use std::collections::BTreeMap;
 
@@ -65,7 +66,10 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, ctx: &mut AppCtx) {
-        let mut flags = TcpFlags::ACK;
+        self.send_ack_flags(ctx, TcpFlags::ACK);
+    }
+
+    fn send_ack_flags(&mut self, ctx: &mut AppCtx, mut flags: TcpFlags) {
         if self.echo_ece {
             flags = flags.with(TcpFlags::ECE);
         }
@@ -133,7 +137,9 @@ impl Application for TcpReceiver {
 
     fn on_packet(&mut self, ctx: &mut AppCtx, packet: &Packet) {
         if let Some(Ip { transport: Transport::Tcp(tcp), .. }) = packet.ip() {
-            if tcp.len > 0 {
+            if tcp.flags.contains(TcpFlags::SYN) {
+                self.send_ack_flags(ctx, TcpFlags::ACK.with(TcpFlags::SYN));
+            } else if tcp.len > 0 {
                 self.on_segment(ctx, tcp, packet.is_marked());
             }
         }
@@ -210,6 +216,34 @@ mod tests {
             })
             .collect();
         (acks, wake)
+    }
+
+    #[test]
+    fn as_ns2_tcpsink_every_segment_is_acknowledged_at_once_and_a_syn_gets_a_syn_ack() {
+        // NS-2's profile: ack_every 1, no delay. The SYN (seq 0, no payload) is answered with
+        // ACK 0; then each segment with its own cumulative ACK, no timer asked for.
+        let (mut r, mut rec) = receiver();
+        r.p.ack_every = 1;
+        r.p.delayed_ack_timeout = SimDuration::ZERO;
+        let tcp = Tcp { src_port: 1, dst_port: 2, seq: 0, ack: 0, flags: TcpFlags::SYN, window: u32::MAX, len: 0 };
+        let syn = Packet::new(
+            Header::Ip(Ip { src: NodeId(0), dst: NodeId(1), ecn_capable: false, transport: Transport::Tcp(tcp) }),
+            40,
+        );
+        let mut out = Vec::new();
+        let mut ctx = AppCtx::new(SimTime::ZERO, &mut out, &mut rec);
+        r.on_packet(&mut ctx, &syn);
+        let flags: Vec<TcpFlags> = out
+            .iter()
+            .filter_map(|p| match p.ip() {
+                Some(Ip { transport: Transport::Tcp(t), .. }) => Some(t.flags),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(flags.len(), 1);
+        assert!(flags[0].contains(TcpFlags::SYN) && flags[0].contains(TcpFlags::ACK));
+        assert_eq!(at(&mut r, &mut rec, 1, Some(segment(0))), (vec![1000], None));
+        assert_eq!(at(&mut r, &mut rec, 2, Some(segment(1000))), (vec![2000], None));
     }
 
     #[test]
