@@ -165,12 +165,15 @@ def atomic_folder(
     """
     target = Path(os.path.abspath(folder_path(target)))
     check_target(target, replaceable, overwrite)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(target)
     pid = os.getpid()
     tmp = target.with_name(f".{target.name}.tmp-{pid}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(target)
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+    except OSError as e:
+        raise BadInput(f"{target}: cannot write a folder there ({e.strerror or e})") from None
     try:
         yield tmp
         if target.exists():

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Optional, Union
 import numpy as np
 import polars as pl
 
-from . import _core, display, output, plots
+from . import _core, arguments, display, output, plots
 from .errors import BadInput
 from .report import render_run
 
@@ -99,8 +99,8 @@ def warm_up() -> None:
 def select(frame: pl.DataFrame, metric: Selector = None, entity: Selector = None) -> pl.DataFrame:
     """Rows of a long table whose metric and entity are among those named (``None``: all)."""
     for column, wanted in (("metric", metric), ("entity", entity)):
-        if wanted is not None:
-            names = [wanted] if isinstance(wanted, str) else list(wanted)
+        names = arguments.optional_texts(wanted, column)
+        if names is not None:
             frame = frame.filter(pl.col(column).is_in(names))
     return frame
 
@@ -215,6 +215,8 @@ class Result(RunTables):
         place, replacing an earlier run folder entirely (no stale figures stay behind). A folder
         holding anything else is refused unless ``overwrite`` is true.
         """
+        arguments.flag(figures, "figures")
+        arguments.flag(overwrite, "overwrite")
         rows = output.summary_rows(self.summary, variant or self.scenario.name, paper)
         manifest = self.manifest(variant)
         with output.atomic_folder(out_dir, output.is_run_folder, overwrite) as out:

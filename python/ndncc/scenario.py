@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Union
 
-from . import _core, preload
+from . import _core, arguments, preload
 from .errors import BadInput
 
 if TYPE_CHECKING:
@@ -67,7 +67,11 @@ class Scenario:
 
     def with_overrides(self, *overrides: str) -> "Scenario":
         """A new scenario from the same source with more ``key=value`` overrides (later ones win)."""
-        merged = [*self._overrides, *overrides]
+        if len(overrides) == 1 and not isinstance(overrides[0], str):
+            raise BadInput(
+                "with_overrides takes each override as an argument of its own: with_overrides(*overrides)"
+            )
+        merged = [*self._overrides, *(arguments.text(o, "override") for o in overrides)]
         return Scenario(self._reload(merged), self._reload, merged)
 
     @property
@@ -89,6 +93,7 @@ class Scenario:
         scenario's ``[record] pcap`` choice, or every link face. ``False`` writes none."""
         if seed is not None:
             check_seed(seed)
+        arguments.callback(progress, "progress")
         if pcap is None:
             pcap = self.pcap
         if pcap is True:
@@ -119,7 +124,7 @@ Controllers = Optional[Mapping[str, Any]]
 
 
 def _override_list(overrides: Union[str, Iterable[str]], controllers: Controllers = None) -> list[str]:
-    out = [overrides] if isinstance(overrides, str) else list(overrides)
+    out = arguments.texts(overrides, "overrides")
     if controllers is not None:
         from .controllers import as_override
 
@@ -138,7 +143,7 @@ def load(
 
     ``controllers`` puts Python controllers in charge of consumers: ``{"C1": MyAimd}`` or
     ``{"C1": MyAimd(beta=0.7)}`` (see docs/python-controllers.md); they become overrides."""
-    path = os.fspath(path)
+    path = arguments.path(path, "path")
     overrides = _override_list(overrides, controllers)
     return Scenario(_core.load(path, overrides), lambda ov: _core.load(path, ov), overrides)
 
@@ -151,6 +156,8 @@ def load_str(
 ) -> Scenario:
     """Parse scenario TOML from a string; ``file`` names it in error messages. ``controllers``
     as for :func:`load`."""
+    text = arguments.text(text, "text")
+    file = arguments.text(file, "file")
     overrides = _override_list(overrides, controllers)
     return Scenario(
         _core.load_str(text, file, overrides), lambda ov: _core.load_str(text, file, ov), overrides

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Se
 
 import polars as pl
 
-from . import _core, display, executors, output, randomness, stats, sweepfile, sweepstore
+from . import _core, arguments, display, executors, output, randomness, stats, sweepfile, sweepstore
 from .errors import BAD_INPUT, BadInput, MissingFile, RunTimeout, describe
 from .grid import Axis, Point, check, expand, make_axis, merge, split_keys, value_order
 from .result import SUMMARY_SCHEMA, Result, Selector, select
@@ -451,6 +451,11 @@ def sweep(
     if executors.starting_worker():
         _leave_worker()
     timeout = check_timeout(timeout)
+    if grid is not None and not isinstance(grid, (Mapping, list, tuple)):
+        raise BadInput(f"grid: expected a mapping of key to values, got {type(grid).__name__}")
+    metrics = arguments.optional_texts(metrics, "metrics")
+    keep_series = arguments.flag(keep_series, "keep_series")
+    overrides = arguments.texts(overrides, "overrides")
     executors.check_executor(executor)
     progress = check_progress(progress)
     if executors.is_local_pool(executor):
