@@ -159,3 +159,42 @@ fn a_link_with_three_endpoints_is_rejected() {
     let e = load_err(&text);
     assert!(e.key.as_deref().is_some_and(|k| k.starts_with("links.C-R")), "{e}");
 }
+
+#[test]
+fn a_run_stuck_in_one_event_still_reaches_its_liveness_checks() {
+    // A consumer and its producer on one node, a window that doubles at every answer: soon one
+    // event carries millions of packets of work. The progress callback is called between slices
+    // of that work too, so a run can be stopped inside such an event: asked to stop at its
+    // fourth call, the run ends there, a few milliseconds into simulated time.
+    let text = r#"
+[simulation]
+duration = "10s"
+
+[nodes]
+A = {}
+
+[apps.P]
+type = "producer"
+node = "A"
+prefix = "/p"
+processing_delay = "10us"
+
+[apps.C]
+type = "consumer"
+node = "A"
+prefix = "/p"
+window = { type = "aimd" }
+"#;
+    let sc = load_str(text, "one-node.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut world = build_world(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
+    let mut calls = Vec::new();
+    let end = world.run(SimDuration::ZERO, &mut |t| {
+        calls.push(t);
+        calls.len() < 4
+    });
+    assert!(matches!(end, RunEnd::Interrupted), "{end:?}");
+    let last = calls.last().copied().unwrap_or_default();
+    assert!(last.as_secs_f64() < 0.01, "interrupted only at {last}");
+    // Far fewer events than the 65,536 between event-count checks: the calls came from the work.
+    assert!(world.counters.events < 65_536, "{} events", world.counters.events);
+}

@@ -290,6 +290,10 @@ pub const STALL_LIMIT: u64 = 5_000_000;
 /// The progress callback also runs every this many events, so a run can be stopped (Ctrl-C,
 /// timeouts) even while simulated time does not advance.
 pub const LIVENESS_EVENTS: u64 = 1 << 16;
+/// ... and every this many packets handled within one event: a single event's work can grow
+/// without bound (a window that doubles at every instant on one node) and must not keep a run
+/// from being stopped either.
+pub const LIVENESS_WORK: u64 = 1 << 16;
 
 /// Faces from which a run prefetches what the next event reads (`World::prefetch_next`). Below,
 /// the faces, their flights and the PITs stay in the cache: `dumbbell-20` (82 faces) runs no
@@ -399,6 +403,14 @@ impl World {
             }
             self.counters.events += 1;
             self.handle(ev);
+            // The packets the event set moving, a slice at a time, with a liveness check between
+            // slices (the order of the work is the same, sliced or not).
+            let mut done = 0u64;
+            while !self.drain_work(&mut done) {
+                if !progress(t) {
+                    return RunEnd::Interrupted;
+                }
+            }
             if let Some(why) = self.stalled.take() {
                 return RunEnd::Stalled(why);
             }
@@ -506,7 +518,6 @@ impl World {
             Event::LinkServiceWake { face, gen } => self.on_link_service_wake(face, gen),
             Event::Sample => self.on_sample(),
         }
-        self.drain_work();
     }
 
     /// Run an application hook, queue its packets for its node and schedule its wake-up. The
@@ -631,21 +642,29 @@ impl World {
         }
     }
 
-    fn drain_work(&mut self) {
-        let mut done = 0u64;
+    /// Handle the queued work of the current event until none is left (true), or for
+    /// `LIVENESS_WORK` packets (false: call again after a liveness check). `done` counts the
+    /// packets this event has handled over every call, for the stall limit.
+    fn drain_work(&mut self, done: &mut u64) -> bool {
+        let mut slice = 0u64;
         while let Some(w) = self.work.pop_front() {
-            done += 1;
-            if done > self.stall_limit {
+            *done += 1;
+            if *done > self.stall_limit {
                 self.work.clear();
                 self.stalled = Some(self.stall_report(self.now(), "packets handled in one event"));
-                return;
+                return true;
             }
             match w {
                 Work::Receive(face, mut p) => self.receive(face, &mut p),
                 Work::Send(face, mut p) => self.send_on_face(face, &mut p),
                 Work::Refuse(face, p, reason) => self.refuse_held_interest(face, p, reason),
             }
+            slice += 1;
+            if slice == LIVENESS_WORK && !self.work.is_empty() {
+                return false;
+            }
         }
+        true
     }
 
     /// A node receives `packet` on `in_face` (from a link, an application or one of its own
