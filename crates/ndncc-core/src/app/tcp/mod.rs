@@ -10,6 +10,7 @@
 pub mod ns2;
 pub mod receiver;
 pub mod sender;
+pub mod summary;
 
 use serde::{Deserialize, Serialize};
 

@@ -20,9 +20,10 @@
 
 use std::collections::VecDeque;
 
+use crate::app::tcp::summary::SenderTotals;
 use crate::app::{AppCtx, Application};
 use crate::cc::tcp::{TcpAck, TcpControl, TcpLoss};
-use crate::histogram::{Histogram, RTT_PERCENTILES};
+use crate::histogram::Histogram;
 use crate::ids::NodeId;
 use crate::packet::{Header, Ip, Packet, Tcp, TcpFlags, Transport};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
@@ -396,32 +397,23 @@ impl Application for TcpSender {
     }
 
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
-        let n = self.p.name.as_str();
         let c = &self.c;
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "tcp", m, v, u));
-        row("bytes_acked", self.snd_una as f64, "bytes");
-        row("segments_sent", c.segments_sent as f64, "packets");
-        row("retransmissions", c.retransmissions as f64, "packets");
-        row("timeouts", c.timeouts as f64, "events");
-        row("fast_retransmits", c.fast_retransmits as f64, "events");
-        row("ecn_reductions", c.ecn_reductions as f64, "events");
-        let start = self.started_at.unwrap_or(end);
-        if let Some(done) = self.completed_at {
-            row("download_time_s", done.saturating_since(start).as_secs_f64(), "s");
+        SenderTotals {
+            name: &self.p.name,
+            bytes_acked: self.snd_una,
+            segments_sent: c.segments_sent,
+            retransmissions: c.retransmissions,
+            timeouts: c.timeouts,
+            fast_retransmits: c.fast_retransmits,
+            ecn_reductions: Some(c.ecn_reductions),
+            started_at: self.started_at,
+            completed_at: self.completed_at,
+            rtt_sum_s: c.rtt_sum_s,
+            rtt_samples: c.rtt_samples,
+            rtt_hist: &self.rtt_hist,
+            srtt_ms: None,
         }
-        row("completed", f64::from(u8::from(self.completed_at.is_some())), "bool");
-        let active_end = self.completed_at.unwrap_or(end).min(end);
-        let active = active_end.saturating_since(start).as_secs_f64();
-        if active > 0.0 {
-            row("throughput_kbps", self.snd_una as f64 * 8.0 / active / 1e3, "kbit/s");
-        }
-        if c.rtt_samples > 0 {
-            row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, "ms");
-        }
-        self.rtt_hist.percentile_rows(RTT_PERCENTILES, &mut row);
-        if c.segments_sent > 0 {
-            row("retx_per_segment", c.retransmissions as f64 / c.segments_sent as f64, "ratio");
-        }
+        .rows(end, out);
         let _ = self.stopped_at;
     }
 }
