@@ -40,6 +40,25 @@ class Variant:
     figures: bool = True
 
 
+def seed_replicas(variants: Iterable[Variant], seeds: Iterable[int]) -> list[Variant]:
+    """Each variant again under each other seed, named ``name,seed=N``, without figures: seed 1 is
+    the scenario's own, so the variant itself is that run."""
+    seeds = list(seeds)
+    return [
+        Variant(
+            f"{v.name},seed={seed}",
+            v.scenario,
+            (*v.overrides, f"simulation.seed={seed}"),
+            {},
+            f"{v.name}, seed {seed}",
+            figures=False,
+        )
+        for v in variants
+        for seed in seeds
+        if seed != 1
+    ]
+
+
 def row(
     variant: str, flow: str, metric: str, value: Optional[float], unit: str, paper: Optional[float] = None
 ) -> dict:

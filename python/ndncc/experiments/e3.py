@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from .. import plots, stats
 from . import Progress, register
-from ._variants import Variant, events, mean_of, row, run_variants, summary_value
+from ._variants import Variant, events, mean_of, row, run_variants, seed_replicas, summary_value
 from .claims import Check, Notes
 
 SCENARIO = "e3.toml"
@@ -118,20 +118,7 @@ REPLICATED_METRICS = {
     "mathis_kbps": "kbit/s",
     "mathis_kbps_at_seed_loss": "kbit/s",
 }
-REPLICAS = [
-    Variant(
-        f"{v.name},seed={seed}",
-        v.scenario,
-        (*v.overrides, f"simulation.seed={seed}"),
-        {},
-        f"{v.name}, seed {seed}",
-        figures=False,
-    )
-    for v in VARIANTS
-    if v.name in REPLICATED
-    for seed in SEEDS
-    if seed != 1  # seed 1 is the scenario's own: the variant itself
-]
+REPLICAS = seed_replicas((v for v in VARIANTS if v.name in REPLICATED), SEEDS)
 
 
 def _over_seeds(rows: list[dict]) -> list[dict]:

@@ -23,7 +23,7 @@ import polars as pl  # noqa: E402
 
 from .. import Result, plots, stats  # noqa: E402
 from . import Progress, register  # noqa: E402
-from ._variants import Variant, row, run_variants, summary_value  # noqa: E402
+from ._variants import Variant, row, run_variants, seed_replicas, summary_value  # noqa: E402
 from .claims import Check, Notes, lookup  # noqa: E402
 
 MULTIPATH = "e5-multipath.toml"
@@ -285,19 +285,7 @@ _PCON_VS_ICP = [
 #: Seeds of the PCON and ICP runs of Table 1: one run's per-consumer rates move by tens of per cent
 #: from seed to seed (PCON's and CF's draws), so the table is also compared on their mean.
 TABLE1_SEEDS = range(1, 6)
-TABLE1_REPLICAS = [
-    Variant(
-        f"{v.name},seed={seed}",
-        v.scenario,
-        (*v.overrides, f"simulation.seed={seed}"),
-        {},
-        f"{v.name}, seed {seed}",
-        figures=False,
-    )
-    for v in _PCON_VS_ICP
-    for seed in TABLE1_SEEDS
-    if seed != 1  # seed 1 is the scenario's own: the variant itself
-]
+TABLE1_REPLICAS = seed_replicas(_PCON_VS_ICP, TABLE1_SEEDS)
 #: Metrics averaged over TABLE1_SEEDS, with their units.
 TABLE1_REPLICATED = {"rate_mbps": "Mbit/s", "rate_late_mbps": "Mbit/s", "mean_rtt_ms": "ms"}
 
