@@ -338,6 +338,31 @@ case!(
     "nodes.C1.modules[0]",
     "put the module on the next router"
 );
+/// Two multicast sources on P1 towards C1 after the base scenario; `first` and `second` are
+/// extra keys of each.
+fn two_groups(first: &str, second: &str) -> String {
+    with_tail(&format!(
+        "\n[apps.M1]\ntype = \"multicast\"\nnode = \"P1\"\nreceivers = [\"C1\"]\n{first}\n\
+         [apps.M2]\ntype = \"multicast\"\nnode = \"P1\"\nreceivers = [\"C1\"]\n{second}\n"
+    ))
+}
+
+#[test]
+fn two_multicast_apps_of_one_group_are_rejected() {
+    // Explicitly the same group, named at the second app's `group` (line 39).
+    check(&two_groups("group = 3", "group = 3"), 39, "apps.M2.group", "share one tree");
+    // An explicit group equal to the other's default (its place: M1 is the first, group 1).
+    check(&two_groups("", "group = 1"), 39, "apps.M2.group", "is also apps.M1's");
+    // Different groups, or both by default (1 and 2), are fine.
+    load_str(&two_groups("group = 3", "group = 4"), FILE, &[]).unwrap();
+    load_str(&two_groups("", ""), FILE, &[]).unwrap();
+}
+
+#[test]
+fn multicast_group_zero_is_rejected() {
+    check(&two_groups("group = 0", ""), 34, "apps.M1.group", "numbered from 1");
+}
+
 case!(
     a_clock_phase_without_a_clock_tick_is_rejected,
     with_line(10, "R1 = { clock_phase = \"30ms\" }"),

@@ -197,6 +197,7 @@ impl Scenario {
                 AppSpec::Multicast(m) => self.check_multicast(&key, m)?,
             }
         }
+        self.check_multicast_groups()?;
         // Consumers last: whether a producer is reachable is only meaningful once every app's
         // own references are known to be good.
         let mut parts = None;
@@ -403,6 +404,37 @@ impl Scenario {
             }
             if t.rtt != crate::app::tcp::tcp_rtt_config() {
                 return fail(join(key, "rtt"), format!("{unused}: set profile.tick, min_rto, max_rto, initial_rto"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Each multicast app its own group: two apps of one group would build one tree, and each
+    /// receiver would count the other source's Data as its own. A group left out is the app's
+    /// place among the multicast apps, from 1 (as `instantiate` numbers them).
+    fn check_multicast_groups(&self) -> Check {
+        let mut seen: BTreeMap<u32, &str> = BTreeMap::new();
+        let mut place = 0u32;
+        for (name, app) in &self.apps {
+            let AppSpec::Multicast(m) = app else { continue };
+            place = place.saturating_add(1);
+            let key = join("apps", name);
+            if m.group == Some(0) {
+                return fail(join(&key, "group"), "groups are numbered from 1");
+            }
+            let group = m.group.unwrap_or(place);
+            if let Some(other) = seen.insert(group, name) {
+                let (at, how) = match m.group {
+                    Some(_) => (join(&key, "group"), String::new()),
+                    None => (key, " (the default: its place among the multicast apps)".to_string()),
+                };
+                return fail(
+                    at,
+                    format!(
+                        "group {group}{how} is also apps.{other}'s; two multicast apps of one group would \
+                         share one tree: give each its own `group`"
+                    ),
+                );
             }
         }
         Ok(())
