@@ -122,6 +122,14 @@ class NanWindow(Fixed):
         self.w = math.nan
 
 
+class Tagged(Fixed):
+    """Fixed, with a parameter it only keeps (any float, nan included)."""
+
+    def __init__(self, tag=0.0):
+        super().__init__()
+        self.tag = tag
+
+
 class NoAnswer(Fixed):
     def on_nack(self, ev):
         pass
@@ -179,6 +187,14 @@ def scenario(folder: Path, control: str, name: str = "s.toml", extra: str = "") 
 
 def test_a_module_next_to_the_scenario_file_is_found(folder):
     res = ndncc.load(scenario(folder, 'window = { type = "python", class = "mycc:Fixed" }')).run()
+    same = ndncc.load(scenario(folder, 'window = { type = "fixed", window = 8 }', "rust.toml")).run()
+    assert_same_run(res, same)
+
+
+def test_a_nan_in_a_controllers_params_reaches_it_and_the_run_goes_on(folder):
+    # nan is not equal to itself; the controller's spec must still be recognised as its own.
+    tagged = 'window = { type = "python", class = "mycc:Tagged", params = { tag = nan } }'
+    res = ndncc.load(scenario(folder, tagged)).run()
     same = ndncc.load(scenario(folder, 'window = { type = "fixed", window = 8 }', "rust.toml")).run()
     assert_same_run(res, same)
 

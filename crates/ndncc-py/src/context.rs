@@ -78,7 +78,7 @@ pub fn next_app(spec: &ClassSpec) -> Result<(String, u64), String> {
         let mut c = c.borrow_mut();
         let run = c.run.as_mut().ok_or("a Python controller was built outside a run of ndncc")?;
         match run.pending.pop_front() {
-            Some((app, expected)) if expected == *spec => Ok((app, run.seed)),
+            Some((app, expected)) if expected.same_as(spec) => Ok((app, run.seed)),
             Some((app, _)) => Err(format!("internal: app {app} was expected to be built next")),
             None => Err("internal: more Python controllers built than the scenario has".to_string()),
         }

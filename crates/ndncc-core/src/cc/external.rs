@@ -53,6 +53,15 @@ pub struct ClassSpec {
 }
 
 impl ClassSpec {
+    /// The same class with the same parameters as written. TOML floats compare as IEEE numbers,
+    /// where `nan` is not equal to itself, so a spec with a `nan` parameter would not equal its
+    /// own copy: parameters that differ as values are compared as TOML text too.
+    pub fn same_as(&self, other: &ClassSpec) -> bool {
+        self.class == other.class
+            && (self.params == other.params
+                || toml::to_string(&self.params).ok() == toml::to_string(&other.params).ok())
+    }
+
     /// The module and the (possibly dotted) class name, if `class` has the `module:Class` shape.
     pub fn split(&self) -> Option<(&str, &str)> {
         let (module, qualname) = self.class.split_once(':')?;
@@ -176,6 +185,19 @@ mod tests {
         for bad in ["", "MyAimd", "m:", ":C", "m::C", "m.:C", "1m:C", "m:C-x", "m:C:D"] {
             assert_eq!(spec(bad).split(), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_spec_with_a_nan_parameter_is_the_same_as_its_copy() {
+        let mut params = toml::Table::new();
+        params.insert("beta".into(), toml::Value::Float(f64::NAN));
+        let a = ClassSpec { class: "m:C".into(), params };
+        assert!(a != a.clone(), "IEEE: nan is not equal to itself");
+        assert!(a.same_as(&a.clone()));
+        let mut other = a.clone();
+        other.params.insert("beta".into(), toml::Value::Float(0.5));
+        assert!(!a.same_as(&other));
+        assert!(!a.same_as(&ClassSpec { class: "m:D".into(), ..a.clone() }));
     }
 
     #[test]
