@@ -154,7 +154,9 @@ def run(
     sc = load(scenario, list(set_))
     folder = output.folder_path(out) if out is not None else output.default_folder(sc.name)
     # Refused before the run rather than after it.
-    output.check_target(Path(os.path.abspath(folder)), output.is_run_folder, overwrite)
+    target = Path(os.path.abspath(folder))
+    output.check_target(target, output.is_run_folder, overwrite)
+    output.check_writable(target)
     result = run_with_progress(sc, seed, pcap)
     try:
         result.save(folder, figures=figures, overwrite=overwrite)

@@ -19,6 +19,7 @@ import numbers
 import operator
 import os
 import shutil
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,16 @@ def check_target(target: Path, replaceable: Callable[[Path], bool], overwrite: b
     for precious in (Path.cwd().resolve(), Path.home().resolve()):
         if _holds(real, precious):
             raise BadInput(f"{target}: refusing to replace a folder that holds {precious}")
+
+
+def check_writable(target: Path) -> None:
+    """Refuse, before any work is done, a place where no folder can be written: the folders
+    leading to ``target`` are made, and a scratch folder is made and removed beside it."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{target.name}.probe-", dir=target.parent))
+    except OSError as e:
+        raise BadInput(f"{target}: cannot write a folder there ({e.strerror or e})") from None
 
 
 def is_run_folder(folder: Path) -> bool:

@@ -47,6 +47,15 @@ def test_run_writes_the_output_folder(capsys, scenario_file, tmp_path):
     assert manifest["overrides"] == ['simulation.duration="2s"']
 
 
+def test_run_into_a_folder_that_cannot_be_written_fails_before_running(capsys, scenario_file, monkeypatch):
+    def no_run(*args, **kwargs):
+        raise AssertionError("the simulation ran before the folder was checked")
+
+    monkeypatch.setattr(cli, "run_with_progress", no_run)
+    code, _, err = ndncc(capsys, "run", scenario_file, "-o", "/proc/ndncc-cannot-be-here")
+    assert code == 2 and "cannot write a folder there" in err
+
+
 def test_run_defaults_to_runs_slash_name(capsys, scenario_file, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert ndncc(capsys, "run", scenario_file)[0] == 0
