@@ -364,6 +364,27 @@ fn multicast_group_zero_is_rejected() {
 }
 
 case!(
+    a_pcap_given_as_an_array_is_rejected,
+    with_tail("\n[record]\npcap = []\n"),
+    31,
+    "record.pcap",
+    "expected a table"
+);
+case!(
+    a_pcap_with_no_faces_is_rejected,
+    with_tail("\n[record]\npcap = { faces = [] }\n"),
+    31,
+    "record.pcap.faces",
+    "records nothing"
+);
+case!(
+    a_pcap_that_starts_after_the_end_is_rejected,
+    with_tail("\n[record]\npcap = { start = \"20s\" }\n"),
+    31,
+    "record.pcap.start",
+    "not before the end of the simulation"
+);
+case!(
     a_clock_phase_without_a_clock_tick_is_rejected,
     with_line(10, "R1 = { clock_phase = \"30ms\" }"),
     10,

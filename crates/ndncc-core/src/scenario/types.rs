@@ -217,8 +217,20 @@ pub struct RecordSpec {
     pub faces: FaceSelection,
     /// A pcapng packet trace of chosen faces (see `trace`); off unless given. The front decides
     /// where the file goes (`trace.pcapng` in the run's folder).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "pcap_table")]
     pub pcap: Option<crate::trace::PcapSpec>,
+}
+
+/// `pcap` must be a table: serde would also take an array (`pcap = []`) for a struct whose
+/// fields all have defaults, and silently record every face.
+fn pcap_table<'de, D: Deserializer<'de>>(d: D) -> Result<Option<crate::trace::PcapSpec>, D::Error> {
+    match toml::Value::deserialize(d)? {
+        t @ toml::Value::Table(_) => crate::trace::PcapSpec::deserialize(t).map(Some).map_err(de::Error::custom),
+        other => Err(de::Error::custom(format!(
+            "expected a table such as {{ faces = \"all\" }}, got a TOML {}",
+            other.type_str()
+        ))),
+    }
 }
 
 fn default_interval() -> Duration {

@@ -562,7 +562,20 @@ impl Scenario {
         if let Some(pcap) = &self.record.pcap {
             pcap.validate().map_err(|e| e.under("record.pcap"))?;
             if let FaceSelection::List(faces) = &pcap.faces {
+                if faces.is_empty() {
+                    return fail(
+                        "record.pcap.faces",
+                        "an empty list records nothing: name faces (\"R1->R2\"), or \"all\", or leave pcap out",
+                    );
+                }
                 self.check_face_list("record.pcap.faces", faces)?;
+            }
+            let duration = self.simulation.duration;
+            if pcap.start >= duration {
+                return fail(
+                    "record.pcap.start",
+                    format!("starts at {}, not before the end of the simulation ({duration})", pcap.start),
+                );
             }
         }
         let FaceSelection::List(faces) = &self.record.faces else { return Ok(()) };
