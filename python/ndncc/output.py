@@ -406,6 +406,8 @@ def read_summary(path: Path) -> list[dict]:
     rows = read_json(path)
     if not isinstance(rows, list):
         raise DamagedFile(f"{path}: expected a list of rows")
+    if not rows:
+        raise DamagedFile(f"{path}: holds no rows, where every run writes some")
     try:
         return check_summary_rows(rows)
     except BadInput as e:

@@ -56,6 +56,14 @@ def test_run_into_a_folder_that_cannot_be_written_fails_before_running(capsys, s
     assert code == 2 and "cannot write a folder there" in err
 
 
+def test_plot_refuses_a_run_folder_whose_summary_is_empty(capsys, scenario_file, tmp_path):
+    out = tmp_path / "run"
+    assert ndncc(capsys, "run", scenario_file, "-o", out)[0] == 0
+    (out / "summary.json").write_text("[]")
+    code, _, err = ndncc(capsys, "plot", out)
+    assert code == 2 and "holds no rows" in err
+
+
 def test_run_defaults_to_runs_slash_name(capsys, scenario_file, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert ndncc(capsys, "run", scenario_file)[0] == 0
