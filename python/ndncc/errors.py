@@ -1,6 +1,7 @@
 """How errors reach a user of the command line: one line on stderr and an exit code.
 
-Exit codes: 0 success, 2 bad input, 1 internal error, 130 interrupted. Set ``NDNCC_DEBUG=1`` to
+Exit codes: 0 success, 2 bad input, 3 the user's own Python controller raised, 1 internal
+error, 130 interrupted. Set ``NDNCC_DEBUG=1`` to
 get the traceback as well.
 
 Every error ndncc raises on purpose is an :class:`ndncc.NdnccError`; the ones made here in Python:
@@ -34,6 +35,8 @@ from . import _core
 
 BAD_INPUT = 2
 INTERNAL = 1
+#: A Python controller the user wrote raised: their code, not ndncc's, and not the scenario's.
+USER_CODE = 3
 INTERRUPTED = 130
 
 F = TypeVar("F", bound=Callable)
@@ -78,9 +81,23 @@ def one_line(text: str) -> str:
     return "; ".join(line.strip() for line in str(text).splitlines() if line.strip())
 
 
+def _raised_at(e: BaseException) -> str:
+    """Where the user's exception behind a ControllerError was raised: `` at file:line``, the
+    innermost frame of its traceback (their code), or nothing if it has none."""
+    cause = e.__cause__
+    frames = traceback.extract_tb(cause.__traceback__) if cause is not None else []
+    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+
+
 def describe(e: BaseException) -> str:
     """A one-line description of an error. A scenario error's text, as the engine writes it,
-    says where: ``file:line: key: message``, or ``file: --set key: message`` for an override."""
+    says where: ``file:line: key: message``, or ``file: --set key: message`` for an override; a
+    controller's error where in the user's code it was raised."""
+    if isinstance(e, _core.ControllerError):
+        text = one_line(str(e))
+        hook = f" raised in {getattr(e, 'hook', '')}()"
+        at = _raised_at(e)
+        return text.replace(hook, hook + at, 1) if at and hook in text else text + at
     if is_panic(e):
         return ENGINE_CRASH
     if isinstance(e, MemoryError):
@@ -89,11 +106,13 @@ def describe(e: BaseException) -> str:
 
 
 def exit_code(e: BaseException) -> int:
+    if isinstance(e, _core.ControllerError):
+        return USER_CODE
     return BAD_INPUT if isinstance(e, _USER_ERRORS) else INTERNAL
 
 
 def message(e: BaseException) -> str:
-    prefix = "error" if exit_code(e) == BAD_INPUT else "internal error"
+    prefix = "internal error" if exit_code(e) == INTERNAL else "error"
     return f"{prefix}: {describe(e)}"
 
 

@@ -248,6 +248,20 @@ def test_an_exception_in_a_hook_stops_the_run_with_the_users_traceback(folder):
     assert str(folder / f"{module_name(folder)}.py") in frames
 
 
+def test_the_command_line_reports_a_controllers_exception_as_the_users_with_its_line(folder, capsys):
+    from ndncc import cli
+
+    path = scenario(folder, 'window = { type = "python", class = "mycc:Broken" }')
+    code = cli.main(["run", str(path), "-o", str(folder / "out")])
+    err = capsys.readouterr().err.strip()
+    # Their exit code, not ndncc's internal one, and one line naming their file, line and hook:
+    # `self.w = 1 / 0` is line 25 of the module.
+    module = folder / f"{module_name(folder)}.py"
+    assert code == 3 and len(err.splitlines()) == 1, err
+    assert err.startswith("error: app C: the Python controller") and "internal" not in err, err
+    assert f"raised in on_data() at {module}:25: ZeroDivisionError" in err, err
+
+
 def _walk(tb):
     while tb is not None:
         yield tb
