@@ -16,18 +16,21 @@ they return the run's files as bytes and the driver writes them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 import polars as pl
 
@@ -97,6 +100,39 @@ def failure(e: BaseException, trace: Optional[str] = None) -> dict:
     return {"type": type(e).__name__, "error": describe(e), "traceback": trace}
 
 
+#: Wall time past a run's timeout after which the alarm stops it wherever it is [s].
+ALARM_GRACE_S = 1.0
+
+
+@contextlib.contextmanager
+def _alarm(timeout: Optional[float]) -> Iterator[None]:
+    """Stop a run that has not returned ``ALARM_GRACE_S`` after its timeout, wherever it is. The
+    engine checks the timeout itself between slices of its work, but a Python controller may
+    block (in ``time.sleep``, say) without returning to the engine: a SIGALRM then raises
+    RunTimeout in the worker's main thread, interrupting the blocking call. Only in a process's
+    main thread (the local pool's workers; Dask runs tasks in threads)."""
+    usable = (
+        timeout is not None
+        and math.isfinite(timeout)
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def fire(_signum, _frame):
+        raise RunTimeout(f"stopped after {timeout:g} s of wall time (the run timeout)")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, timeout + ALARM_GRACE_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _run_files(task: RunTask) -> dict[str, bytes]:
     sc = load_str(task.toml, file=task.source)
     if run_key(sc.to_dict(), task.seed) != task.key:
@@ -110,9 +146,15 @@ def _run_files(task: RunTask) -> dict[str, bytes]:
         progress = lambda _t: time.monotonic() < deadline  # noqa: E731
     try:
         # The engine's own output: the time series become DataFrames only when they are kept.
-        raw = sc._core.run(seed=task.seed, progress=progress)
+        with _alarm(task.timeout):
+            raw = sc._core.run(seed=task.seed, progress=progress)
     except _core.Interrupted:
         raise RunTimeout(f"stopped after {task.timeout:g} s of wall time (the run timeout)") from None
+    except _core.ControllerError as e:
+        # The alarm went off inside the user's controller: the run timed out.
+        if isinstance(e.__cause__, RunTimeout):
+            raise e.__cause__ from None
+        raise
     summary = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
     tables = {PART: part_frame(summary, task)}
     if task.keep_series:

@@ -3,6 +3,7 @@ code or scenario line, determinism, and sweeps on the local pool and on Dask."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -386,6 +387,45 @@ def test_a_failing_python_controller_fails_its_run_alone(tmp_path):
         assert "failing on purpose" in f["traceback"] and "failing.py" in f["traceback"]
     kept = res.summary()
     assert set(kept["apps.C.window.params.fail"]) == {"false"} and kept.height > 0
+
+
+SLEEPER = """
+import time
+from ndncc.controllers import WindowController
+
+
+class Sleeper(WindowController):
+    def on_data(self, ev):
+        if ev.seq == 5:
+            time.sleep(3600)
+
+    def on_timeout(self, ev):
+        pass
+
+    def window(self):
+        return 4.0
+"""
+
+
+def test_a_sweep_timeout_ends_a_run_blocked_inside_a_python_controller(tmp_path):
+    # The controller never returns to the engine, so the engine's own timeout check cannot come;
+    # the worker's alarm stops the run where it is, one second past the timeout.
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    path = tmp_path / "e4.toml"
+    path.write_text(E4.read_text())
+    with pytest.raises(ndncc.SweepFailed):
+        ndncc.sweep(
+            path,
+            seeds=1,
+            overrides=['apps.C.window={ type = "python", class = "sleeper:Sleeper" }'],
+            executor=1,
+            timeout=0.5,
+            out=tmp_path / "out",
+            progress=False,
+        )
+    records = [json.loads(p.read_text()) for p in (tmp_path / "out" / "failed").glob("*.json")]
+    assert [r["type"] for r in records] == ["RunTimeout"]
+    assert "stopped after 0.5 s of wall time" in records[0]["error"]
 
 
 def test_a_sweep_with_a_python_controller_runs_on_dask_as_on_the_local_pool(tmp_path):
