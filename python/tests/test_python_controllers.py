@@ -131,6 +131,16 @@ class Tagged(Fixed):
         self.tag = tag
 
 
+class HugeWindow(Fixed):
+    def on_data(self, ev):
+        self.w = 1e300
+
+
+class NegativeWindow(Fixed):
+    def on_data(self, ev):
+        self.w = -5.0
+
+
 class NoAnswer(Fixed):
     def on_nack(self, ev):
         pass
@@ -271,7 +281,12 @@ def _walk(tb):
 
 @pytest.mark.parametrize(
     ("cls", "hook", "words"),
-    [("NanWindow", "window", "finite number"), ("NoAnswer", "on_nack", "NackAction.RETRANSMIT or")],
+    [
+        ("NanWindow", "window", "finite number"),
+        ("HugeWindow", "window", "from 0 to 1000000 Interests, got 1e300"),
+        ("NegativeWindow", "window", "from 0 to 1000000 Interests, got -5.0"),
+        ("NoAnswer", "on_nack", "NackAction.RETRANSMIT or"),
+    ],
 )
 def test_a_hook_that_returns_a_bad_value_stops_the_run_naming_it(folder, cls, hook, words):
     # C's Interests for /nowhere go to P, which has no route for them: each comes back as a
@@ -284,6 +299,15 @@ def test_a_hook_that_returns_a_bad_value_stops_the_run_naming_it(folder, cls, ho
         sc.run()
     assert info.value.hook == hook
     assert words in str(info.value.__cause__)
+
+
+@pytest.mark.parametrize("rate", ["0.0", "-3.0", "1e300"])
+def test_a_python_rate_beyond_the_engines_rates_stops_the_run_naming_it(folder, rate):
+    control = f'rate = {{ type = "python", class = "mycc:Constant", params = {{ rate = {rate} }} }}'
+    with pytest.raises(
+        ndncc.NdnccError, match=r"rate\(\) must return a number from 0\.0000001 to 10000000 Interests/s"
+    ):
+        ndncc.load(scenario(folder, control)).run()
 
 
 def test_the_rng_follows_the_seed_and_its_metrics_are_recorded(folder):

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use ndncc_core::cc::external::{self, ClassSpec, Family, Front, Table, Value};
 use ndncc_core::cc::{DataEvent, HoleAction, HoleEvent, LossEvent, NackAction, RateControl, SentEvent, WindowControl};
-use ndncc_core::plugin::{Check, Invalid};
+use ndncc_core::plugin::{check, Check, Invalid};
 use ndncc_core::rng::SimRng;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -223,9 +223,25 @@ impl Common {
     }
 }
 
+/// A level a controller reports, within what the engine's own controllers may be given: a
+/// `window()` in [0, `MAX_WINDOW`] Interests, a `rate()` in [`MIN_RATE`, `MAX_RATE`] per second.
+/// Beyond them the table of Interests in flight, or the work of one instant, outgrows memory.
+fn level(value: &Bound<'_, PyAny>, method: &str) -> PyResult<f64> {
+    let v = finite(value, method)?;
+    let (lo, hi, unit) = match method {
+        "rate" => (check::MIN_RATE, check::MAX_RATE, "Interests/s"),
+        _ => (0.0, check::MAX_WINDOW, "Interests"),
+    };
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(PyValueError::new_err(format!("{method}() must return a number from {lo} to {hi} {unit}, got {v:?}")))
+    }
+}
+
 /// The family's state read after every hook: `window()` or `rate()`.
 fn read_level(py: Python<'_>, f: &PyObject, method: &'static str) -> Result<f64, (&'static str, PyErr)> {
-    f.bind(py).call0().and_then(|v| finite(&v, method)).map_err(|e| (method, e))
+    f.bind(py).call0().and_then(|v| level(&v, method)).map_err(|e| (method, e))
 }
 
 /// A Python controller whose every callback is followed by reading its level (the window or
@@ -305,7 +321,7 @@ impl PyWindow {
         let base = module(py)?.getattr("WindowController")?;
         let detects_holes = obj.call_method0("detects_holes")?.is_truthy()?;
         let window_fn = obj.getattr("window")?;
-        let window = finite(&window_fn.call0()?, "window")?;
+        let window = level(&window_fn.call0()?, "window")?;
         Ok(PyWindow {
             c: Common::new(py, who, obj, &base)?,
             on_interest_sent: overridden(obj, &base, "on_interest_sent")?,
@@ -402,7 +418,7 @@ impl PyRate {
     fn new(py: Python<'_>, who: Who, obj: &Bound<'_, PyAny>) -> PyResult<PyRate> {
         let base = module(py)?.getattr("RateController")?;
         let rate_fn = obj.getattr("rate")?;
-        let rate = finite(&rate_fn.call0()?, "rate")?;
+        let rate = level(&rate_fn.call0()?, "rate")?;
         Ok(PyRate { c: Common::new(py, who, obj, &base)?, rate_fn: rate_fn.unbind(), rate })
     }
 }
