@@ -364,6 +364,13 @@ fn multicast_group_zero_is_rejected() {
 }
 
 case!(
+    a_sample_interval_whose_rows_would_not_fit_in_memory_is_rejected,
+    with_tail("\n[record]\ninterval = \"1us\"\n"),
+    31,
+    "record.interval",
+    "fit in memory"
+);
+case!(
     a_pcap_given_as_an_array_is_rejected,
     with_tail("\n[record]\npcap = []\n"),
     31,

@@ -39,6 +39,13 @@ const MAX_CS_ENTRIES: u64 = 10_000_000;
 const MAX_SEGMENTS: u64 = 1_000_000_000_000;
 /// The most fixed-interval samples of one series.
 const MAX_SAMPLES: u64 = 10_000_000;
+/// The most fixed-interval sample rows of a run, all series together: some 24 bytes each, so
+/// about 1.2 GB of memory before they are written out.
+const MAX_SAMPLE_ROWS: u64 = 50_000_000;
+/// Series sampled per recorded face (queue packets and bytes, bytes sent, drops, marks) and, at
+/// most, per app (a consumer's window, in flight, counters, timers, …): for the estimate above.
+const SERIES_PER_FACE: u64 = 5;
+const SERIES_PER_APP: u64 = 12;
 /// The most segments a catalogue's objects may span (segment numbers are 64-bit).
 const MAX_NAMED_SEGMENTS: u64 = 1 << 62;
 
@@ -554,6 +561,24 @@ impl Scenario {
                     "record.interval",
                     format!(
                         "{} gives {samples} samples per series; at most {MAX_SAMPLES} are kept (or \"0s\" for none)",
+                        self.record.interval
+                    ),
+                );
+            }
+            let faces = match &self.record.faces {
+                FaceSelection::All => 2 * self.links.len() as u64,
+                FaceSelection::None => 0,
+                FaceSelection::List(f) => f.len() as u64,
+            };
+            let series = SERIES_PER_FACE * faces + SERIES_PER_APP * self.apps.len() as u64;
+            let rows = samples.saturating_mul(series);
+            if rows > MAX_SAMPLE_ROWS {
+                return fail(
+                    "record.interval",
+                    format!(
+                        "{} gives about {rows} sample rows ({samples} samples of up to {series} series); at most \
+                         {MAX_SAMPLE_ROWS} fit in memory: lengthen the interval, record fewer faces \
+                         (record.faces), or \"0s\" for none",
                         self.record.interval
                     ),
                 );
