@@ -420,43 +420,44 @@ impl WorldBuilder {
         let to = self.node_named(&format!("app {name}"), &spec.to)?;
         let (src_port, dst_port) = self.flow_ports();
         let mss = u32::try_from(spec.mss.0).map_err(|_| format!("app {name}: mss is too large"))?;
-        if let TcpProfile::Ns2(cfg) = spec.profile {
-            // NS-2's TCPSink: one ACK per packet, at once.
-            let params = Ns2TcpParams {
-                name: name.to_owned(),
-                me,
-                dst: to,
-                src_port,
-                dst_port,
-                mss,
-                bytes: spec.bytes.map(|b| b.0),
-                cfg,
-            };
-            let receiver = TcpReceiverParams {
-                name: format!("{name}-sink"),
-                me: to,
-                src: me,
-                port: dst_port,
-                peer_port: src_port,
-                ack_every: 1,
-                delayed_ack_timeout: SimDuration::ZERO,
-                mss,
-            };
-            let tx = Ns2TcpSender::new(params, &mut self.recorder);
-            let rx = TcpReceiver::new(receiver, &mut self.recorder);
-            return self.bind_tcp_pair(name, me, to, Box::new(tx), Box::new(rx), spec, (src_port, dst_port));
-        }
-        let sender = TcpSenderParams {
-            name: name.to_owned(),
-            me,
-            dst: to,
-            src_port,
-            dst_port,
-            mss,
-            initial_window: spec.initial_window,
-            bytes: spec.bytes.map(|b| b.0),
-            ecn: spec.ecn,
-            rtt: spec.rtt,
+        let ns2 = match spec.profile {
+            TcpProfile::Ns2(cfg) => Some(cfg),
+            _ => None,
+        };
+        let tx: Box<dyn Application> = match ns2 {
+            Some(cfg) => {
+                let params = Ns2TcpParams {
+                    name: name.to_owned(),
+                    me,
+                    dst: to,
+                    src_port,
+                    dst_port,
+                    mss,
+                    bytes: spec.bytes.map(|b| b.0),
+                    cfg,
+                };
+                Box::new(Ns2TcpSender::new(params, &mut self.recorder))
+            }
+            None => {
+                let params = TcpSenderParams {
+                    name: name.to_owned(),
+                    me,
+                    dst: to,
+                    src_port,
+                    dst_port,
+                    mss,
+                    initial_window: spec.initial_window,
+                    bytes: spec.bytes.map(|b| b.0),
+                    ecn: spec.ecn,
+                    rtt: spec.rtt,
+                };
+                Box::new(TcpSender::new(params, spec.cc.build(), &mut self.recorder))
+            }
+        };
+        // NS-2's TCPSink acknowledges every packet at once.
+        let (ack_every, delayed_ack_timeout) = match ns2 {
+            Some(_) => (1, SimDuration::ZERO),
+            None => (spec.ack_every, spec.delayed_ack_timeout.get()),
         };
         let receiver = TcpReceiverParams {
             name: format!("{name}-sink"),
@@ -464,27 +465,11 @@ impl WorldBuilder {
             src: me,
             port: dst_port,
             peer_port: src_port,
-            ack_every: spec.ack_every,
-            delayed_ack_timeout: spec.delayed_ack_timeout.get(),
+            ack_every,
+            delayed_ack_timeout,
             mss,
         };
-        let tx = TcpSender::new(sender, spec.cc.build(), &mut self.recorder);
-        let rx = TcpReceiver::new(receiver, &mut self.recorder);
-        self.bind_tcp_pair(name, me, to, Box::new(tx), Box::new(rx), spec, (src_port, dst_port))
-    }
-
-    /// Add a TCP sender and its receiver as apps and bind their ports.
-    #[allow(clippy::too_many_arguments)]
-    fn bind_tcp_pair(
-        &mut self,
-        name: &str,
-        me: NodeId,
-        to: NodeId,
-        tx: Box<dyn Application>,
-        rx: Box<dyn Application>,
-        spec: &TcpSpec,
-        (src_port, dst_port): (u16, u16),
-    ) -> Result<(AppId, AppId), String> {
+        let rx: Box<dyn Application> = Box::new(TcpReceiver::new(receiver, &mut self.recorder));
         let start = SimTime::ZERO + spec.start.get();
         let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
         let tx_id = self.add_app(name, me, tx, start, stop).0;
