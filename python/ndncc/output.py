@@ -122,6 +122,10 @@ def check_target(target: Path, replaceable: Callable[[Path], bool], overwrite: b
             raise BadInput(f"{target}: refusing to replace a folder that holds {precious}")
 
 
+def _cannot_write(target: Path, e: OSError) -> BadInput:
+    return BadInput(f"{target}: cannot write a folder there ({e.strerror or e})")
+
+
 def check_writable(target: Path) -> None:
     """Refuse, before any work is done, a place where no folder can be written: the folders
     leading to ``target`` are made, and a scratch folder is made and removed beside it."""
@@ -129,7 +133,7 @@ def check_writable(target: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         os.rmdir(tempfile.mkdtemp(prefix=f".{target.name}.probe-", dir=target.parent))
     except OSError as e:
-        raise BadInput(f"{target}: cannot write a folder there ({e.strerror or e})") from None
+        raise _cannot_write(target, e) from None
 
 
 def is_run_folder(folder: Path) -> bool:
@@ -184,7 +188,7 @@ def atomic_folder(
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
     except OSError as e:
-        raise BadInput(f"{target}: cannot write a folder there ({e.strerror or e})") from None
+        raise _cannot_write(target, e) from None
     try:
         yield tmp
         if target.exists():
