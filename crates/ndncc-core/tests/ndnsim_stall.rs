@@ -52,7 +52,9 @@ impl PacketTap for Recorder {
 fn run(extra: &[&str]) -> Seen {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/e4-ndnsim.toml");
     let mut overrides: Vec<String> =
-        ["simulation.duration=16s", r#"links.R1-R2.bandwidth="45Mbps""#, "record.events=false"].map(String::from).into();
+        ["simulation.duration=16s", r#"links.R1-R2.bandwidth="45Mbps""#, "record.events=false"]
+            .map(String::from)
+            .into();
     overrides.extend(extra.iter().map(|s| s.to_string()));
     let sc = load_file(&path, &overrides).unwrap_or_else(|e| panic!("{e}"));
     let mut w = build_world(&sc, sc.simulation.seed).unwrap_or_else(|e| panic!("{e}"));
