@@ -400,6 +400,16 @@ OVERLAY_VARIANTS = [
     ),
     Variant("overlay-pcon-no-shim", OVERLAY, (), {}, "sensitivity: PCON without the shim"),
     Variant(
+        "overlay-pcon-nacks-once",
+        OVERLAY,
+        (
+            'links.R1-R2.link_service={type="loss-detect", loss="congestion", min_timeout="200ms", '
+            "nack_lost_nacks=false}",
+        ),
+        {},
+        "sensitivity: the shim does not report a lost NACK again (the consumer's timer recovers it)",
+    ),
+    Variant(
         "overlay-pcon-shim-floor-70ms",
         OVERLAY,
         ('links.R1-R2.link_service={type="loss-detect", loss="congestion"}',),
@@ -454,6 +464,17 @@ OVERLAY_VARIANTS = [
         "wireless link, PCON with the shim reading losses as random (unmarked NACKs)",
     ),
     Variant("wireless-pcon-no-shim", OVERLAY, WIRELESS, {}, "wireless link, PCON without the shim"),
+    Variant(
+        "wireless-pcon-nacks-once",
+        OVERLAY,
+        (
+            *WIRELESS,
+            'links.R1-R2.link_service={type="loss-detect", loss="random", min_timeout="200ms", '
+            "nack_lost_nacks=false}",
+        ),
+        {},
+        "sensitivity: wireless-pcon with a lost NACK not reported again",
+    ),
 ]
 
 VARIANTS = CACHING_VARIANTS + MULTIPATH_VARIANTS + ICP_VARIANTS + OVERLAY_VARIANTS
@@ -1192,7 +1213,9 @@ def _overlay_notes(nt: Notes) -> None:
         "not under 5% of them. The underlay tail-drops a burst of Data at each overflow and the NACKs of "
         "those losses cross the same full FIFO: of the shim's "
         f"{n(pcon, 'nacks_sent', 'R2->R1')} NACKs {n(pcon, 'nacks_received', 'all')} reach the consumer, "
-        "and a Data whose NACK is lost, or comes after the consumer's 200 ms timer, ends in a timeout. "
+        "and a Data whose NACKs all die there, or whose first NACK through comes after the consumer's "
+        "200 ms timer, ends in a timeout; while no NACK gets through the consumer sees no mark, so its "
+        "window keeps the FIFO full. "
         "The overlay shaper's timeouts are its start-up "
         f"({n(over, 'timeouts_startup', 'all')} of them), PCON's spread over the run "
         f"({n(pcon, 'timeouts_startup', 'all')} in the start-up). The sensitivity runs: without the shim "
@@ -1200,8 +1223,9 @@ def _overlay_notes(nt: Notes) -> None:
         f"{n('overlay-pcon-shim-random', 'timeouts', 'all')}, with its 70 ms frame-timer floor "
         f"{n('overlay-pcon-shim-floor-70ms', 'timeouts', 'all')}, with RTO floors of 300 and 1,100 ms "
         f"{n('overlay-pcon-rto-300ms', 'timeouts', 'all')} and "
-        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')} (a longer timer lets the window grow on, and "
-        "more NACKs die in the FIFO); with a 200-packet underlay FIFO "
+        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')} (a longer timer waits for more of the repeated "
+        "NACKs); with each lost NACK left to the consumer's timer "
+        f"{n('overlay-pcon-nacks-once', 'timeouts', 'all')}; with a 200-packet underlay FIFO "
         f"{n('overlay-pcon-underlay-200', 'timeouts', 'all')} against the overlay shaper's "
         f"{n('overlay-shaper-overlay-underlay-200', 'timeouts', 'all')}; the later ConsumerPcon, whose slow "
         "start runs "
@@ -1234,4 +1258,14 @@ def _overlay_notes(nt: Notes) -> None:
         Check((w, "all", "timeouts"), "<", (wn, "all", "timeouts")),
         otherwise=f"- On the wireless link the shim does not reduce timeouts: {n(w, 'timeouts', 'all')} with "
         f"it, {n(wn, 'timeouts', 'all')} without.",
+    )
+    once = "wireless-pcon-nacks-once"
+    nt.say(
+        "  A NACK the wireless link loses in turn is reported again (the original code's NACK is a Data "
+        "with a NACK-type tag, and the shim watches Data frames): with each lost NACK left to the "
+        f"consumer's timer instead, {n(once, 'timeouts', 'all')} timeouts and "
+        f"{n(once, 'throughput_kbps', 'all')} kbit/s.",
+        Check((w, "all", "timeouts"), "<", (once, "all", "timeouts")),
+        otherwise="  With each lost NACK left to the consumer's timer instead of reported again: "
+        f"{n(once, 'timeouts', 'all')} timeouts and {n(once, 'throughput_kbps', 'all')} kbit/s.",
     )

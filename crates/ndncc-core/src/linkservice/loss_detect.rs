@@ -36,8 +36,10 @@
 //! forwarder drops that NACK as one for no pending Interest; the consumer never sees it. An
 //! ACK that arrives for a frame already declared lost counts in `spurious_losses`.
 //!
-//! Only frames with a Data produce NACKs: a lost Interest or NACK is left to the consumer's
-//! timer, as in the original code. Whether the NACK is marked (the original code's NACK types
+//! Frames with a Data produce NACKs, and so do frames with a LinkLoss NACK
+//! (`nack_lost_nacks`): the original code's NACK is a Data carrying a NACK-type tag, so a shim
+//! that watches Data frames watches its NACKs too, and a NACK lost in the same full FIFO as the
+//! Data it reports is reported again. A lost Interest is left to the consumer's timer. Whether the NACK is marked (the original code's NACK types
 //! 23 = marked, 17 = unmarked) depends on what a loss on this link means (seed 004, slide 22):
 //! - `loss = "random"` (a wireless link): losses are unrelated to congestion, so the NACK is
 //!   unmarked (retransmit only), unless this face's own queue is marking when the loss is
@@ -52,7 +54,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::{LinkCtx, LinkService};
-use crate::packet::{Header, LinkFields, NackReason, Packet};
+use crate::packet::{Header, LinkFields, NackReason, NdnKind, Packet};
 use crate::plugin::{check, Check, Plugin};
 use crate::queue::QueueDisc;
 use crate::rtt::{Backoff, RttConfig, RttEstimator};
@@ -111,6 +113,9 @@ pub struct LossDetectConfig {
     /// Also mark the NACK when the lost Data itself was marked (a congestion mark from further
     /// upstream would otherwise be lost with it). Default false.
     pub carry_data_mark: bool,
+    /// A lost LinkLoss NACK is reported again, as a lost Data is (the original code's NACK is
+    /// a Data with a NACK-type tag). Default true; false leaves it to the consumer's timer.
+    pub nack_lost_nacks: bool,
 }
 
 impl Default for LossDetectConfig {
@@ -124,6 +129,7 @@ impl Default for LossDetectConfig {
             nack_size: Bytes(50),
             loss: LossMeaning::Random,
             carry_data_mark: false,
+            nack_lost_nacks: true,
         }
     }
 }
@@ -155,6 +161,7 @@ struct Sent {
     /// Frames sent after this one that were acknowledged since.
     overtaken: u64,
     /// The Data it carries, for the NACK.
+    /// The Data (or LinkLoss NACK) the frame carries, to be reported if the frame is lost.
     data: Option<Packet>,
 }
 
@@ -279,7 +286,8 @@ impl LossDetect {
         nack.link = LinkFields::default();
         let hidden_congestion = self.cfg.loss == LossMeaning::Congestion;
         let queue_marking = ctx.egress.queue.is_congested();
-        let keep = self.cfg.carry_data_mark && data.is_marked();
+        // A NACK reported again keeps its meaning; a Data's mark only with `carry_data_mark`.
+        let keep = (self.cfg.carry_data_mark || is_linkloss_nack(&data)) && data.is_marked();
         nack.mark = u8::from(hidden_congestion || queue_marking || keep);
         self.counters.nacks_sent += 1;
         ctx.send(nack);
@@ -321,6 +329,11 @@ impl LossDetect {
     }
 }
 
+/// Whether `packet` is a LinkLoss NACK (one this service, or its peer, made).
+fn is_linkloss_nack(packet: &Packet) -> bool {
+    packet.ndn().is_some_and(|h| h.kind == NdnKind::Nack(NackReason::LinkLoss))
+}
+
 impl LinkService for LossDetect {
     fn name(&self) -> &'static str {
         "loss-detect"
@@ -339,7 +352,8 @@ impl LinkService for LossDetect {
             let seq = self.next_seq();
             packet.link = LinkFields { tx_seq: seq, ack: self.take_ack() };
             self.counters.frames_sent += 1;
-            let data = packet.is_data().then_some(*packet);
+            let reported = packet.is_data() || (self.cfg.nack_lost_nacks && is_linkloss_nack(packet));
+            let data = reported.then_some(*packet);
             self.unacked.push_back(Sent { seq, sent_at: ctx.now, overtaken: 0, data });
         }
         self.poll(ctx);
@@ -381,7 +395,7 @@ mod tests {
     use super::*;
     use crate::ids::{FaceId, NameId};
     use crate::module::NodeAction;
-    use crate::packet::{Name, NdnKind};
+    use crate::packet::Name;
     use crate::queue::nfd_mark::DecideAt;
     use crate::queue::{NfdMarkConfig, QueueConfig};
     use crate::world::{LinkParams, World, WorldBuilder};
