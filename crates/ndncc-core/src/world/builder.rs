@@ -520,12 +520,20 @@ impl WorldBuilder {
             u32::try_from(spec.feedback_size.0).map_err(|_| format!("app {name}: feedback_size is too large"))?;
         let start = SimTime::ZERO + spec.start.get();
         let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
+        // The source's line rate: its node's fastest link (a host sends no faster than that).
+        let line_rate_bps = self
+            .faces
+            .iter()
+            .filter(|f| f.node == src)
+            .filter_map(|f| f.egress.as_ref().map(|e| e.bandwidth_bps as f64))
+            .fold(0.0, f64::max);
         let params = McastSourceParams {
             name: name.to_owned(),
             me: src,
             group,
             packet_size,
             initial_rtt: spec.initial_rtt.get(),
+            max_rate_bps: if line_rate_bps > 0.0 { line_rate_bps } else { f64::INFINITY },
         };
         let source = McastSource::new(params, spec.control.build(), &mut self.recorder);
         let (_, src_face) = self.add_app(name, src, Box::new(source), start, stop);

@@ -20,6 +20,10 @@ pub struct McastSourceParams {
     pub packet_size: u32,
     /// Round-trip estimate before any feedback.
     pub initial_rtt: SimDuration,
+    /// The source node's line rate [bit/s]: no controller's rate is sent faster (a rate past it
+    /// would only fill the node's own queue, and one that grows without bound would make a run
+    /// crawl). Infinite when the node has no link.
+    pub max_rate_bps: f64,
 }
 
 pub struct McastSource {
@@ -45,7 +49,8 @@ pub struct McastSource {
 impl McastSource {
     pub fn new(p: McastSourceParams, mut ctl: Box<dyn McastControl>, rec: &mut Recorder) -> McastSource {
         ctl.set_packet_size(p.packet_size);
-        let rate = ctl.initial_rate().max(MIN_RATE_BPS);
+        let rate = ctl.initial_rate().min(p.max_rate_bps).max(MIN_RATE_BPS);
+        debug_assert!(rate.is_finite(), "controllers' initial rates are validated finite");
         let rtt = p.initial_rtt;
         let me = rec.entity(&p.name);
         let ids = [rec.metric("rate_bps"), rec.metric("packets_sent"), rec.metric("feedback_packets")];
@@ -76,7 +81,8 @@ impl McastSource {
     fn set_rate(&mut self, now: SimTime, rate: f64) {
         self.rate_time_integral += self.rate * now.saturating_since(self.last_rate_change).as_secs_f64();
         self.last_rate_change = now;
-        self.rate = if rate.is_finite() { rate.max(MIN_RATE_BPS) } else { self.rate };
+        let capped = rate.min(self.p.max_rate_bps);
+        self.rate = if capped.is_finite() { capped.max(MIN_RATE_BPS) } else { self.rate };
     }
 
     fn run_due(&mut self, ctx: &mut AppCtx) {
