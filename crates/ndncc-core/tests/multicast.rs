@@ -1,5 +1,6 @@
 //! SRMCC end to end on a small tree: Data reaches every receiver, the tree nodes aggregate the
-//! receivers' MCC messages, and the source settles near the bottleneck's fair share.
+//! receivers' MCC messages, and the source settles near the bottleneck's fair share; a source
+//! whose control would grow without bound sends no faster than its line rate.
 //!
 //! ```text
 //!   S ──10M── R0 ══ 2M ══ R1 ──10M── M1, M2, M3      (DropTail 50 packets)
@@ -55,13 +56,16 @@ fn value(out: &RunOutput, entity: &str, metric: &str) -> f64 {
 }
 
 #[test]
-fn srmcc_fills_the_bottleneck_without_loss_and_aggregates_feedback() {
+fn srmcc_fills_the_bottleneck_with_little_loss_and_aggregates_feedback() {
     let out = tree(r#"[{ type = "srmcc" }]"#, r#"{ type = "srmcc" }"#);
     for m in ["mc-M1", "mc-M2", "mc-M3"] {
         let kbps = value(&out, m, "throughput_kbps");
         // Alone on a 2 Mbit/s bottleneck: its fair share is the whole link.
         assert!(kbps > 1_600.0 && kbps <= 2_000.0, "{m}: {kbps} kbit/s");
-        assert!(value(&out, m, "loss_rate") < 0.01, "{m}");
+        // Little loss: while the receivers' branches are idle, γ takes the rate past the fair
+        // share by γ·(2·R − R_min) each cycle (the uncapped no-occupancy stage), and the queue
+        // overflows briefly before the occupancy brings it back.
+        assert!(value(&out, m, "loss_rate") < 0.02, "{m}: loss {}", value(&out, m, "loss_rate"));
     }
     // Three receivers report each cycle; R1 and R0 each pass one message upstream per period.
     let sent: f64 = ["mc-M1", "mc-M2", "mc-M3"].iter().map(|m| value(&out, m, "feedback_sent")).sum();
@@ -78,6 +82,18 @@ fn without_tree_nodes_every_report_reaches_the_source_and_a_fixed_rate_overloads
     // 3 Mbit/s into 2 Mbit/s: about a third is lost.
     let loss = value(&fixed, "mc-M1", "loss_rate");
     assert!((0.25..0.40).contains(&loss), "{loss}");
+}
+
+#[test]
+fn a_source_without_occupancy_news_sends_at_its_line_rate_at_most() {
+    // Without tree nodes every MCC message carries the receivers' initial occupancies (max 0),
+    // so SRMCC's no-occupancy stage doubles the rate every cycle with no cap: the source then
+    // sends at its 10 Mbit/s line rate, no faster, and the 2 Mbit/s bottleneck drops the rest.
+    let out = tree("[]", r#"{ type = "srmcc" }"#);
+    let final_kbps = value(&out, "mc", "final_rate_kbps");
+    assert_eq!(final_kbps, 10_000.0);
+    let loss = value(&out, "mc-M1", "loss_rate");
+    assert!(loss > 0.7, "{loss}");
 }
 
 fn receivers_sent(out: &RunOutput) -> f64 {

@@ -12,9 +12,16 @@
 //!     0 < O ≤ Oth1     →  w = 1 − ¾·O²/Oth1²,         R = R(t)·(1 + w·(Oth1 − O))
 //!     Oth1 < O ≤ Oth2  →  w = ¼·(O − Oth2)/(Oth1 − Oth2), R = R(t)·(1 + w·(Oth2 − O))
 //!     O > Oth2         →  R(t) ≥ R_fair ? min(R(t)·(1 + (Oth2 − O)), ½·R(t)) : 2·R(t)   (Eq. 9)
-//!     each capped at R_fair                                                      (Eq. 4)
+//!     stages 1–3 capped at R_fair                                                (Eq. 4)
 //!   R_max from O_min, R_min from O_max;   R(t+1) = R_min + γ·(R_max − R_min)      (Eq. 10)
 //! ```
+//!
+//! The no-occupancy stage is not capped: Algorithm 1 computes it "using Equation (6)" alone
+//! (line 5), where every other stage ends "using Equation (4)" (lines 9, 13, 19, 22), and
+//! Section 4.2.1 gives Eq. 6 without the cap. So while some branch of the tree has an empty
+//! queue (O_min = 0), R_max = 2·R(t) and γ lets the rate past the fair share by
+//! γ·(2·R(t) − R_min): the lever of the seed's γ trade-off (Figure 5). `cap_empty_stage`
+//! caps it too (the reading "each candidate capped", a sensitivity run).
 //!
 //! A cycle without any MCC message keeps the rate (the source has learnt nothing).
 
@@ -39,11 +46,20 @@ pub struct SrmccConfig {
     pub initial_rate: Bandwidth,
     /// Adaptation cycle in round trips. Default 4.
     pub cycle_rtts: f64,
+    /// Cap the no-occupancy stage's doubling at R_fair as well. Default false (Algorithm 1).
+    pub cap_empty_stage: bool,
 }
 
 impl Default for SrmccConfig {
     fn default() -> Self {
-        SrmccConfig { oth1: 0.25, oth2: 0.5, gamma: 0.15, initial_rate: Bandwidth(50_000), cycle_rtts: 4.0 }
+        SrmccConfig {
+            oth1: 0.25,
+            oth2: 0.5,
+            gamma: 0.15,
+            initial_rate: Bandwidth(50_000),
+            cycle_rtts: 4.0,
+            cap_empty_stage: false,
+        }
     }
 }
 
@@ -104,6 +120,8 @@ impl Srmcc {
     pub fn candidate(&self, o: f64, r: f64, fair: f64) -> f64 {
         let (t1, t2) = (self.cfg.oth1, self.cfg.oth2);
         let cal = match self.state(o) {
+            // Eq. 6 alone (Algorithm 1, line 5).
+            0 if !self.cfg.cap_empty_stage => return 2.0 * r,
             0 => 2.0 * r,
             1 => {
                 let w = 1.0 - 0.75 * o * o / (t1 * t1);
@@ -189,8 +207,23 @@ mod tests {
         // Stage 3 below the fair share: doubling, capped by R_fair.
         assert_eq!(c.candidate(0.8, 100.0, 150.0), 150.0);
         assert_eq!(c.candidate(0.8, 100.0, 500.0), 200.0);
-        // Every candidate is capped by R_fair (Eq. 4).
-        assert_eq!(c.candidate(0.0, 100.0, 120.0), 120.0);
+        // Stages 1-3 are capped by R_fair (Eq. 4); the no-occupancy stage is not (line 5).
+        assert_eq!(c.candidate(0.1, 100.0, 105.0), 105.0);
+        assert_eq!(c.candidate(0.0, 100.0, 120.0), 200.0);
+        let capped = Srmcc::new(&SrmccConfig { cap_empty_stage: true, ..SrmccConfig::default() });
+        assert_eq!(capped.candidate(0.0, 100.0, 120.0), 120.0);
+    }
+
+    #[test]
+    fn an_empty_branch_lets_gamma_take_the_rate_past_the_fair_share() {
+        // R(t) = 100 = R_fair; O_min = 0 → R_max = 200 (uncapped); O_max = 0.4 → R_min =
+        // min(101, 100) = 100; R = 100 + 0.15·100 = 115, and 100 + 0.5·100 = 150 at γ = 0.5.
+        assert!((s().select(100.0, 100.0, 0.0, 0.4) - 115.0).abs() < 1e-9);
+        let g = Srmcc::new(&SrmccConfig { gamma: 0.5, ..SrmccConfig::default() });
+        assert!((g.select(100.0, 100.0, 0.0, 0.4) - 150.0).abs() < 1e-9);
+        // Capped, the fair share holds at every γ.
+        let capped = Srmcc::new(&SrmccConfig { cap_empty_stage: true, gamma: 0.5, ..SrmccConfig::default() });
+        assert!((capped.select(100.0, 100.0, 0.0, 0.4) - 100.0).abs() < 1e-9);
     }
 
     #[test]
