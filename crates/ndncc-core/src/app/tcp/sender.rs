@@ -11,8 +11,10 @@
 //!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's;
 //!      resend snd_una; cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
 //!  ECN echo (at most once per window, outside recovery): ssthresh = control's; cwnd = ssthresh
-//!  timeout: ssthresh = control's; cwnd = one MSS; recover = highest sent; go back to snd_una;
-//!      RTO doubles (Karn: no RTT sample from a resent segment)
+//!  timeout: ssthresh = control's, unless the timer had already resent the segment at snd_una
+//!      (RFC 5681 §3.1: a backed-off timeout halves nothing again); cwnd = one MSS;
+//!      recover = highest sent; go back to snd_una; RTO doubles (Karn: no RTT sample from a
+//!      resent segment)
 //! ```
 //!
 //! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK and
@@ -103,6 +105,9 @@ pub struct TcpSender {
     ecn_recover: u64,
     /// Set CWR on the next new segment.
     cwr_pending: bool,
+    /// The end of the data gone back to and resent since the last timeout: a timeout for a
+    /// segment below it is for one the timer already resent.
+    timer_resent_end: u64,
     sent: VecDeque<Sent>,
     rto_deadline: Option<SimTime>,
     sending: bool,
@@ -144,6 +149,7 @@ impl TcpSender {
             partial_restarted: false,
             ecn_recover: 0,
             cwr_pending: false,
+            timer_resent_end: 0,
             sent: VecDeque::new(),
             rto_deadline: None,
             sending: false,
@@ -231,6 +237,10 @@ impl TcpSender {
             }
             let resend = self.snd_nxt < self.high_sent;
             let end = self.segment(ctx, self.snd_nxt, resend);
+            if resend {
+                // Only a timeout goes back: this is the timer's retransmission.
+                self.timer_resent_end = self.timer_resent_end.max(end);
+            }
             self.snd_nxt = end;
             self.high_sent = self.high_sent.max(end);
         }
@@ -332,7 +342,11 @@ impl TcpSender {
     fn on_timeout(&mut self, ctx: &mut AppCtx) {
         self.c.timeouts += 1;
         ctx.recorder.event(ctx.now, self.ids.me, self.ids.timeout, self.snd_una as f64);
-        self.ssthresh = self.loss_threshold(ctx.now);
+        // RFC 5681 §3.1: ssthresh falls when the timer detects a loss of a segment it has not
+        // yet resent; a second timeout for the same data (the backed-off timer) leaves it.
+        if self.snd_una >= self.timer_resent_end {
+            self.ssthresh = self.loss_threshold(ctx.now);
+        }
         self.cwnd = self.mss() as f64;
         self.recover = Some(self.high_sent.saturating_sub(1));
         self.in_recovery = false;
@@ -552,5 +566,34 @@ mod tests {
         step(&mut s, &mut rec, 3000, |s, c| s.on_wake(c));
         assert_eq!(s.rto_deadline, Some(at_ms(7000)));
         assert_eq!(s.c.timeouts, 2);
+    }
+
+    #[test]
+    fn a_timeout_for_data_the_timer_already_resent_leaves_ssthresh_alone() {
+        // IW 10, no RTT sample: RTO 1 s. At 1 s segment 0 times out: ssthresh = 10,000 / 2 =
+        // 5,000, cwnd 1,000, segment 0 resent.
+        let (mut s, mut rec) = sender(None, 10);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        step(&mut s, &mut rec, 1000, |s, c| s.on_wake(c));
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 5000.0));
+        // Its ACK (1,000) opens cwnd to 2,000 (slow start): 1,000 and 2,000 are resent, going
+        // back. The RTO is still the backed-off 2 s (segment 0 was resent: no sample).
+        let sent = step(&mut s, &mut rec, 1050, |s, c| s.on_packet(c, &ack(1000)));
+        assert_eq!(sent, vec![1000, 2000]);
+        assert_eq!(s.rto_deadline, Some(at_ms(3050)));
+        // At 3,050 ms segment 1,000 times out. The timer resent it, so ssthresh stays 5,000
+        // rather than half of the 9,000 bytes outstanding (4,500).
+        let sent = step(&mut s, &mut rec, 3050, |s, c| s.on_wake(c));
+        assert_eq!(sent, vec![1000]);
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 5000.0));
+        // An ACK of everything sent (10,000) passes all the timer resent: cwnd 2,000 sends
+        // 10,000 and 11,000, new data. The RTO stays backed off twice (4 s): the ACK covers
+        // only resent segments. When 10,000 times out at 7,100 ms, ssthresh falls again, to
+        // max(2,000 outstanding / 2, 2·MSS) = 2,000.
+        let sent = step(&mut s, &mut rec, 3100, |s, c| s.on_packet(c, &ack(10_000)));
+        assert_eq!(sent, vec![10_000, 11_000]);
+        assert_eq!(s.rto_deadline, Some(at_ms(7100)));
+        step(&mut s, &mut rec, 7100, |s, c| s.on_wake(c));
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 2000.0));
     }
 }
