@@ -272,6 +272,7 @@ fn tcp() -> TcpSpec {
         initial_window: 10,
         cc: TcpControlConfig::default(),
         ecn: true,
+        limited_transmit: false,
         ack_every: 2,
         delayed_ack_timeout: ms(200),
         rtt: RttConfig::default(),

@@ -296,6 +296,10 @@ pub struct TcpSpec {
     /// Send ECN-capable segments and react to ECN echoes (RFC 3168). Default false.
     #[serde(default)]
     pub ecn: bool,
+    /// Send a new segment on each of the first two duplicate ACKs (RFC 3042, RFC 5681 §3.2).
+    /// Default true.
+    #[serde(default = "default_true")]
+    pub limited_transmit: bool,
     /// The receiver acknowledges every this many full segments. Default 2 (RFC 5681 §4.2).
     #[serde(default = "default_ack_every")]
     pub ack_every: u32,
@@ -308,7 +312,7 @@ pub struct TcpSpec {
     pub rtt: RttConfig,
     /// Which TCP: `{ type = "rfc" }` (default; the keys above) or `{ type = "ns2", … }`
     /// (NS-2's `Agent/TCP/Newreno` and `TCPSink` with NS-2's defaults, which replace
-    /// `initial_window`, `ack_every`, `delayed_ack_timeout` and `rtt`).
+    /// `initial_window`, `limited_transmit`, `ack_every`, `delayed_ack_timeout` and `rtt`).
     #[serde(default, skip_serializing_if = "TcpProfile::is_rfc")]
     pub profile: TcpProfile,
 }

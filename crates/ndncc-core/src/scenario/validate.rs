@@ -405,6 +405,12 @@ impl Scenario {
             if t.initial_window != 10 {
                 return fail(join(key, "initial_window"), format!("{unused}: set profile.window_init"));
             }
+            if !t.limited_transmit {
+                return fail(
+                    join(key, "limited_transmit"),
+                    format!("{unused}: NS-2's agent sends on the first two duplicates"),
+                );
+            }
             if t.ack_every != 2 || t.delayed_ack_timeout != Duration::from_millis(200) {
                 let k = if t.ack_every != 2 { "ack_every" } else { "delayed_ack_timeout" };
                 return fail(join(key, k), format!("{unused}: NS-2's TCPSink acknowledges every packet at once"));

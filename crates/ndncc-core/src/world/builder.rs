@@ -449,6 +449,7 @@ impl WorldBuilder {
                     initial_window: spec.initial_window,
                     bytes: spec.bytes.map(|b| b.0),
                     ecn: spec.ecn,
+                    limited_transmit: spec.limited_transmit,
                     rtt: spec.rtt,
                 };
                 Box::new(TcpSender::new(params, spec.cc.build(), &mut self.recorder))

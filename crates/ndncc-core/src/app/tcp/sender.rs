@@ -8,8 +8,11 @@
 //!                 │                    : partial ACK: resend snd_una, cwnd −= acked (+ MSS
 //!                 │      if acked ≥ MSS), restart the timer on the first partial ACK only
 //!                 └─ else: cwnd < ssthresh ? cwnd += min(acked, MSS) : control.on_ack
-//!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's;
-//!      resend snd_una; cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
+//!  1st and 2nd duplicate ACK: one new segment each if the outstanding data stays within
+//!      cwnd + 2·MSS (limited transmit, RFC 3042); cwnd unchanged
+//!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's, from
+//!      the data outstanding less what limited transmit sent; resend snd_una;
+//!      cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
 //!  ECN echo (at most once per window, outside recovery): ssthresh = control's; cwnd = ssthresh
 //!  timeout: ssthresh = control's, unless the timer had already resent the segment at snd_una
 //!      (RFC 5681 §3.1: a backed-off timeout halves nothing again); cwnd = one MSS;
@@ -17,8 +20,7 @@
 //!      resent segment)
 //! ```
 //!
-//! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK and
-//! no limited transmit.
+//! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK.
 
 use std::collections::VecDeque;
 
@@ -51,6 +53,8 @@ pub struct TcpSenderParams {
     pub bytes: Option<u64>,
     /// Mark segments ECN-capable and react to ECN echoes.
     pub ecn: bool,
+    /// Send new data on the first two duplicate ACKs (RFC 3042).
+    pub limited_transmit: bool,
     pub rtt: RttConfig,
 }
 
@@ -96,6 +100,8 @@ pub struct TcpSender {
     pub(crate) cwnd: f64,
     pub(crate) ssthresh: f64,
     dupacks: u32,
+    /// Bytes limited transmit sent since the last ACK of new data (RFC 3042).
+    limited_bytes: u64,
     pub(crate) in_recovery: bool,
     /// RFC 6582's `recover`: the highest sequence number sent when the last recovery began.
     recover: Option<u64>,
@@ -144,6 +150,7 @@ impl TcpSender {
             cwnd,
             ssthresh: f64::INFINITY,
             dupacks: 0,
+            limited_bytes: 0,
             in_recovery: false,
             recover: None,
             partial_restarted: false,
@@ -246,14 +253,36 @@ impl TcpSender {
         }
     }
 
-    fn loss(&self, now: SimTime) -> TcpLoss {
-        TcpLoss { now, cwnd: self.cwnd, flight: self.flight(), mss: self.p.mss }
+    /// ssthresh after a congestion event with `flight` bytes counted as FlightSize: the
+    /// controller's, at least two segments.
+    fn threshold_for(&mut self, now: SimTime, flight: u64) -> f64 {
+        let ev = TcpLoss { now, cwnd: self.cwnd, flight, mss: self.p.mss };
+        self.control.ssthresh_after(&ev).max(2.0 * self.mss() as f64)
     }
 
-    /// ssthresh after a congestion event: the controller's, at least two segments.
+    /// ssthresh after a timeout or an ECN echo: FlightSize is all the data outstanding.
     fn loss_threshold(&mut self, now: SimTime) -> f64 {
-        let ev = self.loss(now);
-        self.control.ssthresh_after(&ev).max(2.0 * self.mss() as f64)
+        self.threshold_for(now, self.flight())
+    }
+
+    /// RFC 3042: on the first and second duplicate ACK, one segment of new data if the
+    /// outstanding data stays within cwnd + 2·MSS. cwnd does not change, and the segment is not
+    /// counted in the FlightSize the third duplicate ACK halves. A segment the window allows
+    /// anyway is left to `pump`.
+    fn limited_transmit(&mut self, ctx: &mut AppCtx) {
+        let end = self.data_end().unwrap_or(u64::MAX);
+        if self.snd_nxt < self.high_sent || self.high_sent >= end {
+            return;
+        }
+        let next = (self.high_sent + self.mss()).min(end);
+        let outstanding = (next - self.snd_una) as f64;
+        if outstanding <= self.cwnd || outstanding > self.cwnd + 2.0 * self.mss() as f64 {
+            return;
+        }
+        let sent_to = self.segment(ctx, self.high_sent, false);
+        self.limited_bytes += sent_to - self.high_sent;
+        self.snd_nxt = sent_to;
+        self.high_sent = sent_to;
     }
 
     fn on_ack(&mut self, ctx: &mut AppCtx, tcp: &Tcp) {
@@ -262,6 +291,7 @@ impl TcpSender {
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
+            self.limited_bytes = 0;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.sample_rtt(ctx, ack);
             if self.in_recovery {
@@ -300,12 +330,17 @@ impl TcpSender {
             }
         } else if ack == self.snd_una && self.snd_una < self.high_sent && tcp.len == 0 {
             self.dupacks += 1;
+            // After a timeout, duplicates of data sent before it start nothing (RFC 6582 §4.1).
+            let may_recover = self.recover.is_none_or(|r| ack > r);
             if self.in_recovery {
                 self.cwnd += mss;
-            } else if self.dupacks == 3 && self.recover.is_none_or(|r| ack > r) {
+            } else if self.dupacks < 3 && may_recover && self.p.limited_transmit {
+                self.limited_transmit(ctx);
+            } else if self.dupacks == 3 && may_recover {
                 self.c.fast_retransmits += 1;
                 self.recover = Some(self.high_sent.saturating_sub(1));
-                self.ssthresh = self.loss_threshold(ctx.now);
+                let flight = self.flight() - self.limited_bytes;
+                self.ssthresh = self.threshold_for(ctx.now, flight);
                 self.segment(ctx, self.snd_una, true);
                 self.cwnd = self.ssthresh + 3.0 * mss;
                 self.in_recovery = true;
@@ -351,6 +386,7 @@ impl TcpSender {
         self.recover = Some(self.high_sent.saturating_sub(1));
         self.in_recovery = false;
         self.dupacks = 0;
+        self.limited_bytes = 0;
         self.rtt.backoff();
         for s in &mut self.sent {
             s.resent = true;
@@ -457,6 +493,10 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn sender(bytes: Option<u64>, iw: u32) -> (TcpSender, Recorder) {
+        sender_with(bytes, iw, true)
+    }
+
+    fn sender_with(bytes: Option<u64>, iw: u32, limited_transmit: bool) -> (TcpSender, Recorder) {
         let mut rec = Recorder::new(false);
         let p = TcpSenderParams {
             name: "t".into(),
@@ -468,6 +508,7 @@ mod tests {
             initial_window: iw,
             bytes,
             ecn: false,
+            limited_transmit,
             rtt: tcp_rtt_config(),
         };
         let s = TcpSender::new(p, NewRenoConfig::default().build(), &mut rec);
@@ -595,5 +636,45 @@ mod tests {
         assert_eq!(s.rto_deadline, Some(at_ms(7100)));
         step(&mut s, &mut rec, 7100, |s, c| s.on_wake(c));
         assert_eq!((s.cwnd, s.ssthresh), (1000.0, 2000.0));
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_duplicate_and_keeps_it_out_of_flightsize() {
+        // IW 10: segments 0..9 (10,000 bytes) fill cwnd = 10,000. The first duplicate ACK of 0
+        // sends new segment 10,000 and the second 11,000 (outstanding 12,000 = cwnd + 2·MSS);
+        // cwnd stays 10,000.
+        let (mut s, mut rec) = sender(None, 10);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert_eq!(step(&mut s, &mut rec, 51, |s, c| s.on_packet(c, &ack(0))), vec![10_000]);
+        assert_eq!(step(&mut s, &mut rec, 52, |s, c| s.on_packet(c, &ack(0))), vec![11_000]);
+        assert_eq!(s.cwnd, 10_000.0);
+        // The third: FlightSize leaves out the 2,000 bytes limited transmit sent, so ssthresh =
+        // 10,000 / 2 = 5,000 (not 12,000 / 2), cwnd = 5,000 + 3·1,000 = 8,000; 0 is resent.
+        assert_eq!(step(&mut s, &mut rec, 53, |s, c| s.on_packet(c, &ack(0))), vec![0]);
+        assert_eq!((s.ssthresh, s.cwnd), (5000.0, 8000.0));
+    }
+
+    #[test]
+    fn without_limited_transmit_the_early_duplicates_send_nothing_and_flightsize_is_all_outstanding() {
+        let (mut s, mut rec) = sender_with(None, 10, false);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert!(step(&mut s, &mut rec, 51, |s, c| s.on_packet(c, &ack(0))).is_empty());
+        assert!(step(&mut s, &mut rec, 52, |s, c| s.on_packet(c, &ack(0))).is_empty());
+        assert_eq!(step(&mut s, &mut rec, 53, |s, c| s.on_packet(c, &ack(0))), vec![0]);
+        assert_eq!((s.ssthresh, s.cwnd), (5000.0, 8000.0));
+    }
+
+    #[test]
+    fn after_a_timeout_duplicates_of_older_data_send_no_new_segment() {
+        // IW 2: segments 0 and 1,000. Timeout at 1 s: recover = 1,999, ssthresh = 2,000,
+        // cwnd 1,000, segment 0 resent. Its ACK (1,000) opens cwnd to 2,000: 1,000 is resent
+        // and 2,000 sent new, so nothing is left to go back to.
+        let (mut s, mut rec) = sender(None, 2);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert_eq!(step(&mut s, &mut rec, 1000, |s, c| s.on_wake(c)), vec![0]);
+        assert_eq!(step(&mut s, &mut rec, 1050, |s, c| s.on_packet(c, &ack(1000))), vec![1000, 2000]);
+        // A duplicate of 1,000 does not cover recover (RFC 6582 §4.1): no limited transmit,
+        // though 3,000 would fit within cwnd + 2·MSS.
+        assert!(step(&mut s, &mut rec, 1051, |s, c| s.on_packet(c, &ack(1000))).is_empty());
     }
 }
