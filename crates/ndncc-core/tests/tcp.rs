@@ -145,6 +145,9 @@ fn the_ns2_profile_rejects_the_rfc_stacks_keys_by_name() {
     let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\" }\nlimited_transmit = false");
     let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("apps.flow.limited_transmit") && err.contains("profile ns2"), "{err}");
+    let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\" }\nflight_size = \"ns3\"");
+    let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("apps.flow.flight_size") && err.contains("profile ns2"), "{err}");
     let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\", window = 0 }");
     let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("apps.flow.profile.window"), "{err}");

@@ -11,8 +11,8 @@
 //!  1st and 2nd duplicate ACK: one new segment each if the outstanding data stays within
 //!      cwnd + 2·MSS (limited transmit, RFC 3042); cwnd unchanged
 //!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's, from
-//!      the data outstanding less what limited transmit sent; resend snd_una;
-//!      cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
+//!      the data outstanding less what limited transmit sent (or ns-3's count, FlightSize);
+//!      resend snd_una; cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
 //!  ECN echo (at most once per window, outside recovery): ssthresh = control's; cwnd = ssthresh
 //!  timeout: ssthresh = control's, unless the timer had already resent the segment at snd_una
 //!      (RFC 5681 §3.1: a backed-off timeout halves nothing again); cwnd = one MSS;
@@ -23,6 +23,8 @@
 //! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK.
 
 use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
 
 use crate::app::tcp::summary::SenderTotals;
 use crate::app::{AppCtx, Application};
@@ -36,6 +38,33 @@ use crate::time::{SimDuration, SimTime};
 
 /// IPv4 (20 B) and TCP (20 B) headers: what every segment adds to its payload on the wire.
 pub const HEADER_BYTES: u32 = 40;
+
+/// How the sender counts FlightSize when the third duplicate ACK sets ssthresh (RFC 5681 eq. 4,
+/// ssthresh = max(FlightSize / 2, 2·SMSS), or the controller's rule applied to it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlightSize {
+    /// RFC 5681 §3.2: the data sent and not yet acknowledged, less the segments limited
+    /// transmit sent (RFC 3042).
+    #[default]
+    Rfc5681,
+    /// ns-3.37's `TcpSocketBase` without SACK: the data sent and not yet acknowledged, limited
+    /// transmit's segments included, less one segment for each duplicate ACK it counts as a
+    /// delivery: all three with limited transmit, only the third without. With both
+    /// limited-transmit segments sent this is one segment less than `Rfc5681`.
+    Ns3,
+}
+
+impl FlightSize {
+    /// FlightSize for ssthresh at the third duplicate ACK, from the data outstanding, the bytes
+    /// limited transmit sent and whether it is on.
+    pub fn at_third_duplicate(self, outstanding: u64, limited: u64, limited_transmit: bool, mss: u64) -> u64 {
+        match self {
+            FlightSize::Rfc5681 => outstanding.saturating_sub(limited),
+            FlightSize::Ns3 => outstanding.saturating_sub(if limited_transmit { 3 } else { 1 } * mss),
+        }
+    }
+}
 
 /// A TCP sender's settings.
 #[derive(Clone, Debug)]
@@ -55,6 +84,8 @@ pub struct TcpSenderParams {
     pub ecn: bool,
     /// Send new data on the first two duplicate ACKs (RFC 3042).
     pub limited_transmit: bool,
+    /// FlightSize at a fast retransmit.
+    pub flight_size: FlightSize,
     pub rtt: RttConfig,
 }
 
@@ -339,7 +370,12 @@ impl TcpSender {
             } else if self.dupacks == 3 && may_recover {
                 self.c.fast_retransmits += 1;
                 self.recover = Some(self.high_sent.saturating_sub(1));
-                let flight = self.flight() - self.limited_bytes;
+                let flight = self.p.flight_size.at_third_duplicate(
+                    self.flight(),
+                    self.limited_bytes,
+                    self.p.limited_transmit,
+                    self.mss(),
+                );
                 self.ssthresh = self.threshold_for(ctx.now, flight);
                 self.segment(ctx, self.snd_una, true);
                 self.cwnd = self.ssthresh + 3.0 * mss;
@@ -497,6 +533,15 @@ mod tests {
     }
 
     fn sender_with(bytes: Option<u64>, iw: u32, limited_transmit: bool) -> (TcpSender, Recorder) {
+        sender_counting(bytes, iw, limited_transmit, FlightSize::Rfc5681)
+    }
+
+    fn sender_counting(
+        bytes: Option<u64>,
+        iw: u32,
+        limited_transmit: bool,
+        flight_size: FlightSize,
+    ) -> (TcpSender, Recorder) {
         let mut rec = Recorder::new(false);
         let p = TcpSenderParams {
             name: "t".into(),
@@ -509,6 +554,7 @@ mod tests {
             bytes,
             ecn: false,
             limited_transmit,
+            flight_size,
             rtt: tcp_rtt_config(),
         };
         let s = TcpSender::new(p, NewRenoConfig::default().build(), &mut rec);
@@ -676,5 +722,30 @@ mod tests {
         // A duplicate of 1,000 does not cover recover (RFC 6582 §4.1): no limited transmit,
         // though 3,000 would fit within cwnd + 2·MSS.
         assert!(step(&mut s, &mut rec, 1051, |s, c| s.on_packet(c, &ack(1000))).is_empty());
+    }
+
+    #[test]
+    fn counted_as_ns3_does_flightsize_is_one_segment_less_after_two_limited_transmits() {
+        // IW 10, limited transmit on: dupacks 1 and 2 send 10,000 and 11,000 (12,000
+        // outstanding). ns-3 counts all three duplicates as deliveries: FlightSize = 12,000 −
+        // 3,000 = 9,000, ssthresh 4,500 (RFC 5681's: 10,000 / 2 = 5,000); cwnd = 4,500 + 3,000.
+        let (mut s, mut rec) = sender_counting(None, 10, true, FlightSize::Ns3);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        for t in 51..=53 {
+            step(&mut s, &mut rec, t, |s, c| s.on_packet(c, &ack(0)));
+        }
+        assert_eq!((s.ssthresh, s.cwnd), (4500.0, 7500.0));
+    }
+
+    #[test]
+    fn counted_as_ns3_without_limited_transmit_only_the_third_duplicate_is_a_delivery() {
+        // 10,000 outstanding, nothing sent on dupacks 1 and 2: FlightSize = 10,000 − 1,000,
+        // ssthresh 4,500, cwnd 7,500.
+        let (mut s, mut rec) = sender_counting(None, 10, false, FlightSize::Ns3);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        for t in 51..=53 {
+            step(&mut s, &mut rec, t, |s, c| s.on_packet(c, &ack(0)));
+        }
+        assert_eq!((s.ssthresh, s.cwnd), (4500.0, 7500.0));
     }
 }
