@@ -26,8 +26,8 @@ run: setup
 lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --release -- -D warnings
-	$(BIN)/ruff check python
-	$(BIN)/ruff format --check python
+	$(BIN)/ruff check python references
+	$(BIN)/ruff format --check python references
 
 test: lint
 	cargo test --workspace --profile ci

@@ -22,7 +22,7 @@ use ndncc_core::app::catalogue::CatalogueConfig;
 use ndncc_core::app::mcast::{
     AsmpConfig, FixedMcastConfig, McastControlConfig, PerIfEcnConfig, SrmccConfig, TfmccConfig,
 };
-use ndncc_core::app::tcp::{Ns2TcpConfig, RfcTcpConfig, TcpProfile};
+use ndncc_core::app::tcp::{FlightSize, Ns2TcpConfig, RfcTcpConfig, TcpProfile};
 use ndncc_core::cc::external::{ClassSpec, PythonRateConfig, PythonWindowConfig, Table};
 use ndncc_core::cc::rate::{AimdRateConfig, ConstantRateConfig, MirccRateConfig, RateConfig};
 use ndncc_core::cc::tcp::{NewRenoConfig, TcpBicConfig, TcpControlConfig, TcpCubicConfig};
@@ -272,6 +272,8 @@ fn tcp() -> TcpSpec {
         initial_window: 10,
         cc: TcpControlConfig::default(),
         ecn: true,
+        limited_transmit: false,
+        flight_size: FlightSize::Ns3,
         ack_every: 2,
         delayed_ack_timeout: ms(200),
         rtt: RttConfig::default(),
@@ -543,6 +545,7 @@ fn every_value_of_every_string_setting_is_documented() {
     check_values::<PconLaw>(&all, "window `pcon`");
     check_values::<LimitMode>(&all, "module `interest-limit`");
     check_values::<Periods>(&all, "arrivals `on-off`");
+    check_values::<FlightSize>(&all, "`type = \"tcp\"`");
     let record = section(&all, "`[record]`");
     for v in [FaceSelection::All, FaceSelection::None] {
         let quoted = serde_json::to_string(&v).expect("serialisable");

@@ -14,9 +14,10 @@
 //! loss is on the data direction only) and Q the share of loss indications that ended in a
 //! timeout. PFTK's own estimate of Q, Q̂(w), assumes that once one segment of a round is lost
 //! the rest of the round is lost too (drop-tail bursts); with independent (Bernoulli) losses
-//! far fewer indications end in a timeout, so Q is taken from the run: 1.4 %, 4.7 % and 16 % at
-//! p = 0.5, 1 and 2 % against Q̂'s 20, 28 and 40 %. With Q̂ the model is a lower bound (ours is
-//! 22–31 % above it); with the measured Q it is within 15 %.
+//! and limited transmit far fewer indications end in a timeout, so Q is taken from the run:
+//! 0.8 %, 0.9 % and 2.5 % at p = 0.5, 1 and 2 % against Q̂'s 20, 28 and 40 %. With Q̂ the model
+//! is a lower bound (ours is 22–66 % above it); with the measured Q it is within 15 % (3, 8 and
+//! 12 % below it).
 
 use ndncc_core::api::{run, RunOptions, RunOutput};
 use ndncc_core::scenario::load_str;
@@ -141,6 +142,12 @@ fn the_ns2_profile_rejects_the_rfc_stacks_keys_by_name() {
     let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\" }\nack_every = 1");
     let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("apps.flow.ack_every") && err.contains("profile ns2"), "{err}");
+    let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\" }\nlimited_transmit = false");
+    let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("apps.flow.limited_transmit") && err.contains("profile ns2"), "{err}");
+    let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\" }\nflight_size = \"ns3\"");
+    let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("apps.flow.flight_size") && err.contains("profile ns2"), "{err}");
     let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns2\", window = 0 }");
     let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("apps.flow.profile.window"), "{err}");

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::types::default_true;
 use crate::app::arrivals::ArrivalsConfig;
 use crate::app::catalogue::CatalogueConfig;
-use crate::app::tcp::TcpProfile;
+use crate::app::tcp::{FlightSize, TcpProfile};
 use crate::cc::rate::RateConfig;
 use crate::cc::tcp::TcpControlConfig;
 use crate::cc::window::WindowConfig;
@@ -296,6 +296,13 @@ pub struct TcpSpec {
     /// Send ECN-capable segments and react to ECN echoes (RFC 3168). Default false.
     #[serde(default)]
     pub ecn: bool,
+    /// Send a new segment on each of the first two duplicate ACKs (RFC 3042, RFC 5681 §3.2).
+    /// Default true.
+    #[serde(default = "default_true")]
+    pub limited_transmit: bool,
+    /// FlightSize at a fast retransmit: `"rfc5681"` (default) or `"ns3"` (ns-3.37's count).
+    #[serde(default)]
+    pub flight_size: FlightSize,
     /// The receiver acknowledges every this many full segments. Default 2 (RFC 5681 §4.2).
     #[serde(default = "default_ack_every")]
     pub ack_every: u32,
@@ -308,7 +315,8 @@ pub struct TcpSpec {
     pub rtt: RttConfig,
     /// Which TCP: `{ type = "rfc" }` (default; the keys above) or `{ type = "ns2", … }`
     /// (NS-2's `Agent/TCP/Newreno` and `TCPSink` with NS-2's defaults, which replace
-    /// `initial_window`, `ack_every`, `delayed_ack_timeout` and `rtt`).
+    /// `initial_window`, `limited_transmit`, `flight_size`, `ack_every`, `delayed_ack_timeout`
+    /// and `rtt`).
     #[serde(default, skip_serializing_if = "TcpProfile::is_rfc")]
     pub profile: TcpProfile,
 }

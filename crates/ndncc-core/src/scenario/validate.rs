@@ -8,7 +8,7 @@ use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
 use super::types::{name_covers, split_face, ClockPhase, FaceSelection, RoutingMode, Scenario};
-use crate::app::tcp::TcpProfile;
+use crate::app::tcp::{FlightSize, TcpProfile};
 use crate::cc::tcp::TcpControlConfig;
 use crate::plugin::check;
 use crate::queue::MAX_QUEUE_PACKETS;
@@ -404,6 +404,15 @@ impl Scenario {
             }
             if t.initial_window != 10 {
                 return fail(join(key, "initial_window"), format!("{unused}: set profile.window_init"));
+            }
+            if t.flight_size != FlightSize::default() {
+                return fail(join(key, "flight_size"), format!("{unused}: NS-2's agent halves its window"));
+            }
+            if !t.limited_transmit {
+                return fail(
+                    join(key, "limited_transmit"),
+                    format!("{unused}: NS-2's agent sends on the first two duplicates"),
+                );
             }
             if t.ack_every != 2 || t.delayed_ack_timeout != Duration::from_millis(200) {
                 let k = if t.ack_every != 2 { "ack_every" } else { "delayed_ack_timeout" };

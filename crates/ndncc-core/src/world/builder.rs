@@ -449,6 +449,8 @@ impl WorldBuilder {
                     initial_window: spec.initial_window,
                     bytes: spec.bytes.map(|b| b.0),
                     ecn: spec.ecn,
+                    limited_transmit: spec.limited_transmit,
+                    flight_size: spec.flight_size,
                     rtt: spec.rtt,
                 };
                 Box::new(TcpSender::new(params, spec.cc.build(), &mut self.recorder))

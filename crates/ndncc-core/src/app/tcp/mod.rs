@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use ns2::{Ns2TcpConfig, Ns2TcpParams, Ns2TcpSender};
 pub use receiver::{TcpReceiver, TcpReceiverParams};
-pub use sender::{tcp_rtt_config, TcpSender, TcpSenderParams, HEADER_BYTES};
+pub use sender::{tcp_rtt_config, FlightSize, TcpSender, TcpSenderParams, HEADER_BYTES};
 
 /// `profile = { type = "rfc" }`: the RFC 5681/6582/6298 sender the other keys configure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

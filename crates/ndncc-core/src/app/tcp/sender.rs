@@ -8,17 +8,23 @@
 //!                 │                    : partial ACK: resend snd_una, cwnd −= acked (+ MSS
 //!                 │      if acked ≥ MSS), restart the timer on the first partial ACK only
 //!                 └─ else: cwnd < ssthresh ? cwnd += min(acked, MSS) : control.on_ack
-//!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's;
+//!  1st and 2nd duplicate ACK: one new segment each if the outstanding data stays within
+//!      cwnd + 2·MSS (limited transmit, RFC 3042); cwnd unchanged
+//!  3rd duplicate ACK, ack − 1 > recover: recover = highest sent; ssthresh = control's, from
+//!      the data outstanding less what limited transmit sent (or ns-3's count, FlightSize);
 //!      resend snd_una; cwnd = ssthresh + 3·MSS; further duplicates add one MSS each
 //!  ECN echo (at most once per window, outside recovery): ssthresh = control's; cwnd = ssthresh
-//!  timeout: ssthresh = control's; cwnd = one MSS; recover = highest sent; go back to snd_una;
-//!      RTO doubles (Karn: no RTT sample from a resent segment)
+//!  timeout: ssthresh = control's, unless the timer had already resent the segment at snd_una
+//!      (RFC 5681 §3.1: a backed-off timeout halves nothing again); cwnd = one MSS;
+//!      recover = highest sent; go back to snd_una; RTO doubles (Karn: no RTT sample from a
+//!      resent segment)
 //! ```
 //!
-//! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK and
-//! no limited transmit.
+//! Sequence numbers are byte offsets from 0 and never wrap within a run. There is no SACK.
 
 use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
 
 use crate::app::tcp::summary::SenderTotals;
 use crate::app::{AppCtx, Application};
@@ -32,6 +38,33 @@ use crate::time::{SimDuration, SimTime};
 
 /// IPv4 (20 B) and TCP (20 B) headers: what every segment adds to its payload on the wire.
 pub const HEADER_BYTES: u32 = 40;
+
+/// How the sender counts FlightSize when the third duplicate ACK sets ssthresh (RFC 5681 eq. 4,
+/// ssthresh = max(FlightSize / 2, 2·SMSS), or the controller's rule applied to it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlightSize {
+    /// RFC 5681 §3.2: the data sent and not yet acknowledged, less the segments limited
+    /// transmit sent (RFC 3042).
+    #[default]
+    Rfc5681,
+    /// ns-3.37's `TcpSocketBase` without SACK: the data sent and not yet acknowledged, limited
+    /// transmit's segments included, less one segment for each duplicate ACK it counts as a
+    /// delivery: all three with limited transmit, only the third without. With both
+    /// limited-transmit segments sent this is one segment less than `Rfc5681`.
+    Ns3,
+}
+
+impl FlightSize {
+    /// FlightSize for ssthresh at the third duplicate ACK, from the data outstanding, the bytes
+    /// limited transmit sent and whether it is on.
+    pub fn at_third_duplicate(self, outstanding: u64, limited: u64, limited_transmit: bool, mss: u64) -> u64 {
+        match self {
+            FlightSize::Rfc5681 => outstanding.saturating_sub(limited),
+            FlightSize::Ns3 => outstanding.saturating_sub(if limited_transmit { 3 } else { 1 } * mss),
+        }
+    }
+}
 
 /// A TCP sender's settings.
 #[derive(Clone, Debug)]
@@ -49,6 +82,10 @@ pub struct TcpSenderParams {
     pub bytes: Option<u64>,
     /// Mark segments ECN-capable and react to ECN echoes.
     pub ecn: bool,
+    /// Send new data on the first two duplicate ACKs (RFC 3042).
+    pub limited_transmit: bool,
+    /// FlightSize at a fast retransmit.
+    pub flight_size: FlightSize,
     pub rtt: RttConfig,
 }
 
@@ -94,6 +131,8 @@ pub struct TcpSender {
     pub(crate) cwnd: f64,
     pub(crate) ssthresh: f64,
     dupacks: u32,
+    /// Bytes limited transmit sent since the last ACK of new data (RFC 3042).
+    limited_bytes: u64,
     pub(crate) in_recovery: bool,
     /// RFC 6582's `recover`: the highest sequence number sent when the last recovery began.
     recover: Option<u64>,
@@ -103,6 +142,9 @@ pub struct TcpSender {
     ecn_recover: u64,
     /// Set CWR on the next new segment.
     cwr_pending: bool,
+    /// The end of the data gone back to and resent since the last timeout: a timeout for a
+    /// segment below it is for one the timer already resent.
+    timer_resent_end: u64,
     sent: VecDeque<Sent>,
     rto_deadline: Option<SimTime>,
     sending: bool,
@@ -139,11 +181,13 @@ impl TcpSender {
             cwnd,
             ssthresh: f64::INFINITY,
             dupacks: 0,
+            limited_bytes: 0,
             in_recovery: false,
             recover: None,
             partial_restarted: false,
             ecn_recover: 0,
             cwr_pending: false,
+            timer_resent_end: 0,
             sent: VecDeque::new(),
             rto_deadline: None,
             sending: false,
@@ -231,19 +275,45 @@ impl TcpSender {
             }
             let resend = self.snd_nxt < self.high_sent;
             let end = self.segment(ctx, self.snd_nxt, resend);
+            if resend {
+                // Only a timeout goes back: this is the timer's retransmission.
+                self.timer_resent_end = self.timer_resent_end.max(end);
+            }
             self.snd_nxt = end;
             self.high_sent = self.high_sent.max(end);
         }
     }
 
-    fn loss(&self, now: SimTime) -> TcpLoss {
-        TcpLoss { now, cwnd: self.cwnd, flight: self.flight(), mss: self.p.mss }
+    /// ssthresh after a congestion event with `flight` bytes counted as FlightSize: the
+    /// controller's, at least two segments.
+    fn threshold_for(&mut self, now: SimTime, flight: u64) -> f64 {
+        let ev = TcpLoss { now, cwnd: self.cwnd, flight, mss: self.p.mss };
+        self.control.ssthresh_after(&ev).max(2.0 * self.mss() as f64)
     }
 
-    /// ssthresh after a congestion event: the controller's, at least two segments.
+    /// ssthresh after a timeout or an ECN echo: FlightSize is all the data outstanding.
     fn loss_threshold(&mut self, now: SimTime) -> f64 {
-        let ev = self.loss(now);
-        self.control.ssthresh_after(&ev).max(2.0 * self.mss() as f64)
+        self.threshold_for(now, self.flight())
+    }
+
+    /// RFC 3042: on the first and second duplicate ACK, one segment of new data if the
+    /// outstanding data stays within cwnd + 2·MSS. cwnd does not change, and the segment is not
+    /// counted in the FlightSize the third duplicate ACK halves. A segment the window allows
+    /// anyway is left to `pump`.
+    fn limited_transmit(&mut self, ctx: &mut AppCtx) {
+        let end = self.data_end().unwrap_or(u64::MAX);
+        if self.snd_nxt < self.high_sent || self.high_sent >= end {
+            return;
+        }
+        let next = (self.high_sent + self.mss()).min(end);
+        let outstanding = (next - self.snd_una) as f64;
+        if outstanding <= self.cwnd || outstanding > self.cwnd + 2.0 * self.mss() as f64 {
+            return;
+        }
+        let sent_to = self.segment(ctx, self.high_sent, false);
+        self.limited_bytes += sent_to - self.high_sent;
+        self.snd_nxt = sent_to;
+        self.high_sent = sent_to;
     }
 
     fn on_ack(&mut self, ctx: &mut AppCtx, tcp: &Tcp) {
@@ -252,6 +322,7 @@ impl TcpSender {
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
+            self.limited_bytes = 0;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.sample_rtt(ctx, ack);
             if self.in_recovery {
@@ -290,12 +361,22 @@ impl TcpSender {
             }
         } else if ack == self.snd_una && self.snd_una < self.high_sent && tcp.len == 0 {
             self.dupacks += 1;
+            // After a timeout, duplicates of data sent before it start nothing (RFC 6582 §4.1).
+            let may_recover = self.recover.is_none_or(|r| ack > r);
             if self.in_recovery {
                 self.cwnd += mss;
-            } else if self.dupacks == 3 && self.recover.is_none_or(|r| ack > r) {
+            } else if self.dupacks < 3 && may_recover && self.p.limited_transmit {
+                self.limited_transmit(ctx);
+            } else if self.dupacks == 3 && may_recover {
                 self.c.fast_retransmits += 1;
                 self.recover = Some(self.high_sent.saturating_sub(1));
-                self.ssthresh = self.loss_threshold(ctx.now);
+                let flight = self.p.flight_size.at_third_duplicate(
+                    self.flight(),
+                    self.limited_bytes,
+                    self.p.limited_transmit,
+                    self.mss(),
+                );
+                self.ssthresh = self.threshold_for(ctx.now, flight);
                 self.segment(ctx, self.snd_una, true);
                 self.cwnd = self.ssthresh + 3.0 * mss;
                 self.in_recovery = true;
@@ -332,11 +413,16 @@ impl TcpSender {
     fn on_timeout(&mut self, ctx: &mut AppCtx) {
         self.c.timeouts += 1;
         ctx.recorder.event(ctx.now, self.ids.me, self.ids.timeout, self.snd_una as f64);
-        self.ssthresh = self.loss_threshold(ctx.now);
+        // RFC 5681 §3.1: ssthresh falls when the timer detects a loss of a segment it has not
+        // yet resent; a second timeout for the same data (the backed-off timer) leaves it.
+        if self.snd_una >= self.timer_resent_end {
+            self.ssthresh = self.loss_threshold(ctx.now);
+        }
         self.cwnd = self.mss() as f64;
         self.recover = Some(self.high_sent.saturating_sub(1));
         self.in_recovery = false;
         self.dupacks = 0;
+        self.limited_bytes = 0;
         self.rtt.backoff();
         for s in &mut self.sent {
             s.resent = true;
@@ -443,6 +529,19 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn sender(bytes: Option<u64>, iw: u32) -> (TcpSender, Recorder) {
+        sender_with(bytes, iw, true)
+    }
+
+    fn sender_with(bytes: Option<u64>, iw: u32, limited_transmit: bool) -> (TcpSender, Recorder) {
+        sender_counting(bytes, iw, limited_transmit, FlightSize::Rfc5681)
+    }
+
+    fn sender_counting(
+        bytes: Option<u64>,
+        iw: u32,
+        limited_transmit: bool,
+        flight_size: FlightSize,
+    ) -> (TcpSender, Recorder) {
         let mut rec = Recorder::new(false);
         let p = TcpSenderParams {
             name: "t".into(),
@@ -454,6 +553,8 @@ mod tests {
             initial_window: iw,
             bytes,
             ecn: false,
+            limited_transmit,
+            flight_size,
             rtt: tcp_rtt_config(),
         };
         let s = TcpSender::new(p, NewRenoConfig::default().build(), &mut rec);
@@ -552,5 +653,99 @@ mod tests {
         step(&mut s, &mut rec, 3000, |s, c| s.on_wake(c));
         assert_eq!(s.rto_deadline, Some(at_ms(7000)));
         assert_eq!(s.c.timeouts, 2);
+    }
+
+    #[test]
+    fn a_timeout_for_data_the_timer_already_resent_leaves_ssthresh_alone() {
+        // IW 10, no RTT sample: RTO 1 s. At 1 s segment 0 times out: ssthresh = 10,000 / 2 =
+        // 5,000, cwnd 1,000, segment 0 resent.
+        let (mut s, mut rec) = sender(None, 10);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        step(&mut s, &mut rec, 1000, |s, c| s.on_wake(c));
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 5000.0));
+        // Its ACK (1,000) opens cwnd to 2,000 (slow start): 1,000 and 2,000 are resent, going
+        // back. The RTO is still the backed-off 2 s (segment 0 was resent: no sample).
+        let sent = step(&mut s, &mut rec, 1050, |s, c| s.on_packet(c, &ack(1000)));
+        assert_eq!(sent, vec![1000, 2000]);
+        assert_eq!(s.rto_deadline, Some(at_ms(3050)));
+        // At 3,050 ms segment 1,000 times out. The timer resent it, so ssthresh stays 5,000
+        // rather than half of the 9,000 bytes outstanding (4,500).
+        let sent = step(&mut s, &mut rec, 3050, |s, c| s.on_wake(c));
+        assert_eq!(sent, vec![1000]);
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 5000.0));
+        // An ACK of everything sent (10,000) passes all the timer resent: cwnd 2,000 sends
+        // 10,000 and 11,000, new data. The RTO stays backed off twice (4 s): the ACK covers
+        // only resent segments. When 10,000 times out at 7,100 ms, ssthresh falls again, to
+        // max(2,000 outstanding / 2, 2·MSS) = 2,000.
+        let sent = step(&mut s, &mut rec, 3100, |s, c| s.on_packet(c, &ack(10_000)));
+        assert_eq!(sent, vec![10_000, 11_000]);
+        assert_eq!(s.rto_deadline, Some(at_ms(7100)));
+        step(&mut s, &mut rec, 7100, |s, c| s.on_wake(c));
+        assert_eq!((s.cwnd, s.ssthresh), (1000.0, 2000.0));
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_duplicate_and_keeps_it_out_of_flightsize() {
+        // IW 10: segments 0..9 (10,000 bytes) fill cwnd = 10,000. The first duplicate ACK of 0
+        // sends new segment 10,000 and the second 11,000 (outstanding 12,000 = cwnd + 2·MSS);
+        // cwnd stays 10,000.
+        let (mut s, mut rec) = sender(None, 10);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert_eq!(step(&mut s, &mut rec, 51, |s, c| s.on_packet(c, &ack(0))), vec![10_000]);
+        assert_eq!(step(&mut s, &mut rec, 52, |s, c| s.on_packet(c, &ack(0))), vec![11_000]);
+        assert_eq!(s.cwnd, 10_000.0);
+        // The third: FlightSize leaves out the 2,000 bytes limited transmit sent, so ssthresh =
+        // 10,000 / 2 = 5,000 (not 12,000 / 2), cwnd = 5,000 + 3·1,000 = 8,000; 0 is resent.
+        assert_eq!(step(&mut s, &mut rec, 53, |s, c| s.on_packet(c, &ack(0))), vec![0]);
+        assert_eq!((s.ssthresh, s.cwnd), (5000.0, 8000.0));
+    }
+
+    #[test]
+    fn without_limited_transmit_the_early_duplicates_send_nothing_and_flightsize_is_all_outstanding() {
+        let (mut s, mut rec) = sender_with(None, 10, false);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert!(step(&mut s, &mut rec, 51, |s, c| s.on_packet(c, &ack(0))).is_empty());
+        assert!(step(&mut s, &mut rec, 52, |s, c| s.on_packet(c, &ack(0))).is_empty());
+        assert_eq!(step(&mut s, &mut rec, 53, |s, c| s.on_packet(c, &ack(0))), vec![0]);
+        assert_eq!((s.ssthresh, s.cwnd), (5000.0, 8000.0));
+    }
+
+    #[test]
+    fn after_a_timeout_duplicates_of_older_data_send_no_new_segment() {
+        // IW 2: segments 0 and 1,000. Timeout at 1 s: recover = 1,999, ssthresh = 2,000,
+        // cwnd 1,000, segment 0 resent. Its ACK (1,000) opens cwnd to 2,000: 1,000 is resent
+        // and 2,000 sent new, so nothing is left to go back to.
+        let (mut s, mut rec) = sender(None, 2);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        assert_eq!(step(&mut s, &mut rec, 1000, |s, c| s.on_wake(c)), vec![0]);
+        assert_eq!(step(&mut s, &mut rec, 1050, |s, c| s.on_packet(c, &ack(1000))), vec![1000, 2000]);
+        // A duplicate of 1,000 does not cover recover (RFC 6582 §4.1): no limited transmit,
+        // though 3,000 would fit within cwnd + 2·MSS.
+        assert!(step(&mut s, &mut rec, 1051, |s, c| s.on_packet(c, &ack(1000))).is_empty());
+    }
+
+    #[test]
+    fn counted_as_ns3_does_flightsize_is_one_segment_less_after_two_limited_transmits() {
+        // IW 10, limited transmit on: dupacks 1 and 2 send 10,000 and 11,000 (12,000
+        // outstanding). ns-3 counts all three duplicates as deliveries: FlightSize = 12,000 −
+        // 3,000 = 9,000, ssthresh 4,500 (RFC 5681's: 10,000 / 2 = 5,000); cwnd = 4,500 + 3,000.
+        let (mut s, mut rec) = sender_counting(None, 10, true, FlightSize::Ns3);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        for t in 51..=53 {
+            step(&mut s, &mut rec, t, |s, c| s.on_packet(c, &ack(0)));
+        }
+        assert_eq!((s.ssthresh, s.cwnd), (4500.0, 7500.0));
+    }
+
+    #[test]
+    fn counted_as_ns3_without_limited_transmit_only_the_third_duplicate_is_a_delivery() {
+        // 10,000 outstanding, nothing sent on dupacks 1 and 2: FlightSize = 10,000 − 1,000,
+        // ssthresh 4,500, cwnd 7,500.
+        let (mut s, mut rec) = sender_counting(None, 10, false, FlightSize::Ns3);
+        step(&mut s, &mut rec, 0, |s, c| s.on_start(c));
+        for t in 51..=53 {
+            step(&mut s, &mut rec, t, |s, c| s.on_packet(c, &ack(0)));
+        }
+        assert_eq!((s.ssthresh, s.cwnd), (4500.0, 7500.0));
     }
 }
