@@ -199,18 +199,38 @@ def validate(scenario: Path, set_: tuple[str, ...]) -> None:
     show_default=True,
     help="Figure files: png, pdf (for papers) or svg.",
 )
+@click.option(
+    "--style",
+    type=click.Choice(["screen", "paper"]),
+    default="screen",
+    show_default=True,
+    help="paper: serif text matching LaTeX's Times at 8 pt, one column wide.",
+)
+@click.option(
+    "--label",
+    "labels",
+    metavar="NAME=TEXT",
+    multiple=True,
+    help="Legend or axis text for an app, face, axis, grid value or metric; repeatable.",
+)
 @guarded
-def plot(folder: Path, format_: str) -> None:
+def plot(folder: Path, format_: str, style: str, labels: tuple[str, ...]) -> None:
     """Redraw a run folder's figures and report.md, or draw a sweep folder's plots.
 
     A sweep folder gets each metric against the swept parameter, with 95% confidence bands."""
     from . import report, sweepplot, sweepstore
 
+    named = {}
+    for given in labels:
+        name, sep, text = given.partition("=")
+        if not sep or not name.strip():
+            raise BadInput(f"--label {given!r}: expected NAME=TEXT, as --label C1='AIMD, beta 0.5'")
+        named[name.strip()] = text
     if sweepstore.is_sweep_folder(folder):
-        figures = sweepplot.render(folder, format=format_)
+        figures = sweepplot.render(folder, format=format_, labels=named, style=style)
         click.echo(f"{folder}: {len(figures)} figures in {sweepplot.FIGURES}/, {output.REPORT}")
         return
-    figures = report.render_run(output.read_run(folder), format=format_)
+    figures = report.render_run(output.read_run(folder), format=format_, labels=named, style=style)
     click.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
 
 

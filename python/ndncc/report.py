@@ -93,10 +93,17 @@ def run_report(run: output.RunFolder, figures: Sequence[tuple[str, str]]) -> str
     return "\n".join(parts)
 
 
-def render_run(run: output.RunFolder, figures: bool = True, format: str = "png") -> list[tuple[str, str]]:
+def render_run(
+    run: output.RunFolder,
+    figures: bool = True,
+    format: str = "png",
+    labels: Optional[Mapping[str, str]] = None,
+    style: Optional[str] = None,
+) -> list[tuple[str, str]]:
     """Draw a run's figures in ``format`` (png, pdf or svg; none if ``figures`` is false) and
-    write its ``report.md``; return the figures written."""
-    drawn = plots.write_figures(run, format) if figures else []
+    ``style`` (screen or paper), legends from ``labels`` where given, and write its
+    ``report.md``; return the figures written."""
+    drawn = plots.write_figures(run, format, labels, style) if figures else []
     output.write_text(run.path / output.REPORT, run_report(run, drawn))
     return drawn
 

@@ -358,11 +358,20 @@ class SweepTables:
         """The rows of :attr:`table` for ``metrics`` (default: the sweep's, else every consumer metric)."""
         return select_metrics(self.table, metrics or self.described.get("metrics"))
 
-    def plot(self, metric: str, x: Optional[str] = None, entity: Selector = None) -> "Figure":
+    def plot(
+        self,
+        metric: str,
+        x: Optional[str] = None,
+        entity: Selector = None,
+        labels: Optional[Mapping[str, str]] = None,
+        style: Optional[str] = None,
+    ) -> "Figure":
         """A matplotlib ``Figure`` of ``metric`` against the grid axis ``x`` (default: the sweep
         file's ``[plot] x``, else the first numeric axis): the mean over seeds with its 95%
-        confidence band, one line per entity and setting of the other axes."""
-        from . import sweepplot  # it reads sweeps with this module
+        confidence band, one line per entity and setting of the other axes. ``labels`` maps axis
+        names, grid values, entities and metrics to words of your own; ``style`` is ``"screen"``
+        or ``"paper"`` (:mod:`ndncc.figures`)."""
+        from . import figures, plots, sweepplot  # it reads sweeps with this module
 
         described = self.described
         settings = described.get("plot") or {}
@@ -375,7 +384,16 @@ class SweepTables:
             raise BadInput(f"metric {metric!r}: no finished run has it (metrics: {known})")
         others = [a for a in self.axes if chosen is None or a != chosen.name]
         guide = (settings.get("guides") or {}).get(metric)
-        return sweepplot.metric_figure(rows, chosen, others, len(described["seeds"]), guide)
+        with figures.style(style):
+            return sweepplot.metric_figure(
+                rows,
+                chosen,
+                others,
+                len(described["seeds"]),
+                guide,
+                described["axes"],
+                plots.check_labels(labels),
+            )
 
     def _headline(self) -> str:
         s = self.status
