@@ -42,6 +42,8 @@ STYLES: dict[str, dict[str, Any]] = {
         "font.sans-serif": ["DejaVu Sans"],
         "mathtext.fontset": "dejavusans",
         "font.size": 10.0,
+        "axes.titlesize": "medium",
+        "figure.titlesize": "large",
         "axes.grid": True,
         "grid.alpha": 0.3,
         "lines.linewidth": 1.0,
@@ -188,3 +190,84 @@ def new_figure(width: float = 1.0, height: float = 0.5625, **kwargs: Any):
 def panel_height(panels: int, each: float = 0.3, extra: float = 0.12) -> float:
     """The height (in style widths) of a figure of ``panels`` stacked panels."""
     return extra + each * panels
+
+
+def grid(
+    rows: int,
+    cols: int = 1,
+    *,
+    panel_width: Optional[float] = None,
+    panel_height: float = 0.3,
+    sharex: Any = True,
+    sharey: Any = False,
+    **kwargs: Any,
+):
+    """A figure of ``rows`` × ``cols`` panels in the current style: ``(fig, axes)``, axes as a
+    2-D array. Sizes in style widths (:data:`WIDTH_IN`): the figure is ``cols × panel_width``
+    wide (default: one style width in all) and ``rows × panel_height`` high, plus room for the
+    titles and a legend above."""
+    width = panel_width * cols if panel_width is not None else 1.0
+    fig = new_figure(width, 0.16 + panel_height * rows)
+    axes = fig.subplots(rows, cols, sharex=sharex, sharey=sharey, squeeze=False, **kwargs)
+    return fig, axes
+
+
+def figure_legend(fig: Any, handles: list, labels: list[str], title: Optional[str] = None) -> Any:
+    """One legend for every panel, below them (a figure of small multiples)."""
+    columns = min(len(labels), 4 if sum(len(text) for text in labels) < 90 else 2)
+    return fig.legend(handles, labels, loc="outside lower center", ncols=columns, title=title, frameon=False)
+
+
+def shared_ylim(axes: Any, bottom: float = 0.0) -> None:
+    """One y range from ``bottom`` up to the highest value any of ``axes`` draws (panels that
+    share their y axis, set once they are all drawn)."""
+    import numpy as np
+
+    top = bottom
+    for ax in np.ravel(axes):
+        for line in ax.get_lines():
+            ys = np.asarray(line.get_ydata(), dtype=float)
+            ys = ys[np.isfinite(ys)]
+            if ys.size:
+                top = max(top, float(ys.max()))
+    np.ravel(axes)[0].set_ylim(bottom, top * 1.05 if top > bottom else bottom + 1.0)
+
+
+def log_scale(ax: Any, axis: str = "y") -> None:
+    """A logarithmic axis labelled in plain numbers (``60``, ``200``, not ``6×10¹``)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    plain = FuncFormatter(lambda value, _pos: f"{value:g}")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    target.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(plain)
+    target.set_minor_formatter(FuncFormatter(lambda value, _pos: ""))
+
+
+def _has_unit(label: str) -> bool:
+    text = label.strip()
+    return text.endswith("]") and "[" in text
+
+
+def problems(fig: Any) -> list[str]:
+    """What in ``fig`` breaks the house rules, in words (empty if nothing): every panel with data
+    has axis labels with units ("time [s]"), given on it or on a panel it shares that axis with;
+    a panel of several labelled lines has a legend, or the figure has one for all panels."""
+    found = []
+    drawn = [ax for ax in fig.axes if ax.has_data()]
+    for n, ax in enumerate(drawn):
+        where = f"panel {n + 1} ({ax.get_title() or 'untitled'})"
+        for axis, label, shared in (
+            ("y", ax.get_ylabel(), ax.get_shared_y_axes().get_siblings(ax)),
+            ("x", ax.get_xlabel(), ax.get_shared_x_axes().get_siblings(ax)),
+        ):
+            others = [other for other in shared if other is not ax]
+            labels = [label] + [o.get_ylabel() if axis == "y" else o.get_xlabel() for o in others]
+            if not any(_has_unit(text) for text in labels if text):
+                found.append(f"{where}: the {axis} axis has no label with a unit ({label!r})")
+        artists = (*ax.get_lines(), *ax.collections)
+        named = [a.get_label() for a in artists if not a.get_label().startswith("_")]
+        if len(named) >= 2 and ax.get_legend() is None and not fig.legends:
+            found.append(f"{where}: {len(named)} labelled lines and no legend")
+    return found

@@ -89,7 +89,7 @@ def _controller(app: Mapping[str, Any]) -> Optional[str]:
     if kind == "cbr":
         return "UDP CBR"
     if kind == "multicast":
-        cc = app.get("rate") or app.get("cc") or app.get("controller")
+        cc = app.get("control")
         return f"multicast {cc['type']}" if isinstance(cc, Mapping) and cc.get("type") else "multicast"
     return None
 
@@ -105,6 +105,11 @@ def entity_labels(scenario: Optional[Mapping[str, Any]]) -> dict[str, str]:
             if cc:
                 labels[name] = f"{name} ({cc})"
     return labels
+
+
+def labels_for(run: Any) -> dict[str, str]:
+    """:func:`entity_labels` of a :class:`ndncc.Result` or :class:`ndncc.SavedRun`."""
+    return entity_labels(run._scenario_dict())
 
 
 def check_labels(labels: object) -> dict[str, str]:
@@ -397,7 +402,7 @@ def cdf_figure(
         ax.set_xlim(left=0)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("fraction of samples ≤ x")
+    ax.set_ylabel("fraction of samples ≤ x [ratio]")
     ax.grid(True, alpha=0.3)
     if 0 < len(entities) <= MAX_LEGEND:
         ax.legend(loc="lower right", title="flow (controller)")

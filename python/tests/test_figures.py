@@ -251,3 +251,35 @@ def test_sweep_figures_keep_the_house_style(tmp_path):
     assert fig.ndncc_style == "paper" and legend_texts(fig.axes[0]) == ["fixed window"]
     assert fig.axes[0].get_ylabel() == "throughput [kbit/s]"
     assert isinstance(res.table, pl.DataFrame)
+
+
+# ---------------------------------------------------------------- the house rules, checked
+
+
+def test_the_house_rules_find_axes_without_units_and_lines_without_a_legend():
+    with figures.style("screen"):
+        fig, axes = figures.grid(2, 1)
+        for ax in axes[:, 0]:
+            ax.plot([0, 1], [0, 1], label="C1 (aimd)")
+            ax.plot([0, 1], [1, 0], label="C2 (aimd)")
+        axes[0, 0].set_ylabel("window")
+    found = figures.problems(fig)
+    assert "panel 1 (untitled): the y axis has no label with a unit ('window')" in found
+    assert "panel 2 (untitled): the x axis has no label with a unit ('')" in found
+    assert "panel 1 (untitled): 2 labelled lines and no legend" in found
+    # Labels on the shared axes and one legend for the figure put everything right.
+    axes[0, 0].set_ylabel("window [Interests]")
+    axes[1, 0].set_ylabel("window [Interests]")
+    axes[1, 0].set_xlabel("time [s]")
+    figures.figure_legend(fig, *axes[0, 0].get_legend_handles_labels())
+    assert figures.problems(fig) == []
+
+
+def test_every_run_figure_keeps_the_house_rules(mixed):
+    for spec in plots.FIGURES:
+        try:
+            fig = mixed.plot(Path(spec.file).stem)
+        except BadInput:
+            continue
+        assert figures.problems(fig) == [], spec.file
+    assert figures.problems(mixed.plot(["window", "cwnd", "rtt", "queue"])) == []
