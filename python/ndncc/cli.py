@@ -18,7 +18,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, List, NoReturn, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, NoReturn, Optional, Sequence
 
 import click
 
@@ -496,13 +496,41 @@ def read_topology(path: Path) -> tuple[str, str]:
     return text, kind
 
 
-def converted_header(file: Path, kind: str) -> str:
-    """The comment a converted topology starts with: where it came from, and what to add."""
+def converted_header(file: Path, kind: str, ignored: Sequence[str] = ()) -> str:
+    """The comment a converted topology starts with: where it came from, what was left out, and
+    what to add."""
     simulator = "Mini-NDN" if kind == "minindn" else "ndnSIM"
-    return (
-        f"# Converted from {file.name} ({simulator} topology) by `ndncc topo convert`; values at ndncc's\n"
-        "# defaults are left out (docs/scenario-reference.md). Add [apps.NAME] tables for traffic.\n\n"
-    )
+    lines = [
+        f"# Converted from {file.name} ({simulator} topology) by `ndncc topo convert`; values at ndncc's",
+        "# defaults are left out (docs/scenario-reference.md). Add [apps.NAME] tables for traffic.",
+    ]
+    if ignored:
+        lines.append("# Left out (ndncc computes its routes and uses no NLSR settings):")
+        lines += [f"#   {note}" for note in ignored]
+    return "\n".join(lines) + "\n\n"
+
+
+#: Mini-NDN node parameters the conversion uses, or that only place the node in a drawing; the
+#: others (NLSR's router and network names, …) are left out with a note.
+MININDN_NODE_KEYS = ("cache", "radius", "angle")
+
+
+def minindn_ignored(text: str) -> list[str]:
+    """``line N: node a: router=/x, network=/ndn`` for each node line of a Mini-NDN topology
+    whose parameters the conversion leaves out (NLSR's router and network names, positions)."""
+    notes, section = [], ""
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("["):
+            section = line.lower()
+            continue
+        if section != "[nodes]" or ":" not in line:
+            continue
+        name, _, params = line.partition(":")
+        dropped = [p for p in params.split() if "=" in p and p.split("=", 1)[0] not in MININDN_NODE_KEYS]
+        if dropped:
+            notes.append(f"line {n}: node {name.strip()}: {', '.join(dropped)}")
+    return notes
 
 
 @topo_app.command("convert")
@@ -520,12 +548,20 @@ def topo_convert(file: Path, out: Optional[str]) -> None:
     target = output.folder_path(out) if out is not None else None
     text, kind = read_topology(file)
     convert = _core.import_minindn if kind == "minindn" else _core.import_ndnsim
-    toml = converted_header(file, kind) + convert(text, str(file))
+    body = convert(text, str(file))
+    ignored = minindn_ignored(text) if kind == "minindn" else []
+    toml = converted_header(file, kind, ignored) + body
     if target is None:
         click.echo(toml, nl=False)
     else:
         output.write_text(target, toml)
         click.echo(f"{file} ({kind}) -> {target}", err=True)
+    for note in ignored:
+        click.echo(f"note: {file}: {note}: left out (ndncc computes its routes, without NLSR)", err=True)
+    click.echo(
+        f"note: {file}: no apps yet; add [apps.NAME] tables (a consumer and a producer) to send traffic",
+        err=True,
+    )
 
 
 @scenarios_app.command("list")

@@ -37,6 +37,7 @@ import polars as pl
 from . import _core, arguments, display, executors, output, randomness, stats, sweepfile, sweepstore
 from .errors import BAD_INPUT, BadInput, MissingFile, RunTimeout, describe
 from .grid import Axis, Point, check, expand, make_axis, merge, split_keys, value_order
+from .metrics import check_summary_metrics
 from .result import SUMMARY_SCHEMA, Result, Selector, select
 from .scenario import Scenario, load, load_str
 from .sweepstore import PART, Store
@@ -521,6 +522,8 @@ def sweep(
     if executors.is_local_pool(executor):
         _refuse_unguarded_script()
     plan = _plan_from(scenario, _axes(grid), seeds, list(overrides), metrics, keep_series, timeout)
+    # A misspelt metric would otherwise be found only after every run, as an empty table.
+    check_summary_metrics(plan.metrics)
     default_folder = out is None
     store = Store(output.default_folder(plan.name, "-sweep") if default_folder else output.folder_path(out))
     store.check_folder()
