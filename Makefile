@@ -16,7 +16,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml $(RUST_SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2'
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dask
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dask,notebook
 	touch $@
 
 run: setup

@@ -18,7 +18,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, List, NoReturn, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, NoReturn, Optional, Sequence
 
 import click
 
@@ -199,18 +199,38 @@ def validate(scenario: Path, set_: tuple[str, ...]) -> None:
     show_default=True,
     help="Figure files: png, pdf (for papers) or svg.",
 )
+@click.option(
+    "--style",
+    type=click.Choice(["screen", "paper"]),
+    default="screen",
+    show_default=True,
+    help="paper: serif text matching LaTeX's Times at 8 pt, one column wide.",
+)
+@click.option(
+    "--label",
+    "labels",
+    metavar="NAME=TEXT",
+    multiple=True,
+    help="Legend or axis text for an app, face, axis, grid value or metric; repeatable.",
+)
 @guarded
-def plot(folder: Path, format_: str) -> None:
+def plot(folder: Path, format_: str, style: str, labels: tuple[str, ...]) -> None:
     """Redraw a run folder's figures and report.md, or draw a sweep folder's plots.
 
     A sweep folder gets each metric against the swept parameter, with 95% confidence bands."""
     from . import report, sweepplot, sweepstore
 
+    named = {}
+    for given in labels:
+        name, sep, text = given.partition("=")
+        if not sep or not name.strip():
+            raise BadInput(f"--label {given!r}: expected NAME=TEXT, as --label C1='AIMD, beta 0.5'")
+        named[name.strip()] = text
     if sweepstore.is_sweep_folder(folder):
-        figures = sweepplot.render(folder, format=format_)
+        figures = sweepplot.render(folder, format=format_, labels=named, style=style)
         click.echo(f"{folder}: {len(figures)} figures in {sweepplot.FIGURES}/, {output.REPORT}")
         return
-    figures = report.render_run(output.read_run(folder), format=format_)
+    figures = report.render_run(output.read_run(folder), format=format_, labels=named, style=style)
     click.echo(f"{folder}: {len(figures)} figures, {output.REPORT}")
 
 
@@ -476,13 +496,41 @@ def read_topology(path: Path) -> tuple[str, str]:
     return text, kind
 
 
-def converted_header(file: Path, kind: str) -> str:
-    """The comment a converted topology starts with: where it came from, and what to add."""
+def converted_header(file: Path, kind: str, ignored: Sequence[str] = ()) -> str:
+    """The comment a converted topology starts with: where it came from, what was left out, and
+    what to add."""
     simulator = "Mini-NDN" if kind == "minindn" else "ndnSIM"
-    return (
-        f"# Converted from {file.name} ({simulator} topology) by `ndncc topo convert`; values at ndncc's\n"
-        "# defaults are left out (docs/scenario-reference.md). Add [apps.NAME] tables for traffic.\n\n"
-    )
+    lines = [
+        f"# Converted from {file.name} ({simulator} topology) by `ndncc topo convert`; values at ndncc's",
+        "# defaults are left out (docs/scenario-reference.md). Add [apps.NAME] tables for traffic.",
+    ]
+    if ignored:
+        lines.append("# Left out (ndncc computes its routes and uses no NLSR settings):")
+        lines += [f"#   {note}" for note in ignored]
+    return "\n".join(lines) + "\n\n"
+
+
+#: Mini-NDN node parameters the conversion uses, or that only place the node in a drawing; the
+#: others (NLSR's router and network names, …) are left out with a note.
+MININDN_NODE_KEYS = ("cache", "radius", "angle")
+
+
+def minindn_ignored(text: str) -> list[str]:
+    """``line N: node a: router=/x, network=/ndn`` for each node line of a Mini-NDN topology
+    whose parameters the conversion leaves out (NLSR's router and network names, positions)."""
+    notes, section = [], ""
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("["):
+            section = line.lower()
+            continue
+        if section != "[nodes]" or ":" not in line:
+            continue
+        name, _, params = line.partition(":")
+        dropped = [p for p in params.split() if "=" in p and p.split("=", 1)[0] not in MININDN_NODE_KEYS]
+        if dropped:
+            notes.append(f"line {n}: node {name.strip()}: {', '.join(dropped)}")
+    return notes
 
 
 @topo_app.command("convert")
@@ -500,12 +548,20 @@ def topo_convert(file: Path, out: Optional[str]) -> None:
     target = output.folder_path(out) if out is not None else None
     text, kind = read_topology(file)
     convert = _core.import_minindn if kind == "minindn" else _core.import_ndnsim
-    toml = converted_header(file, kind) + convert(text, str(file))
+    body = convert(text, str(file))
+    ignored = minindn_ignored(text) if kind == "minindn" else []
+    toml = converted_header(file, kind, ignored) + body
     if target is None:
         click.echo(toml, nl=False)
     else:
         output.write_text(target, toml)
         click.echo(f"{file} ({kind}) -> {target}", err=True)
+    for note in ignored:
+        click.echo(f"note: {file}: {note}: left out (ndncc computes its routes, without NLSR)", err=True)
+    click.echo(
+        f"note: {file}: no apps yet; add [apps.NAME] tables (a consumer and a producer) to send traffic",
+        err=True,
+    )
 
 
 @scenarios_app.command("list")

@@ -74,6 +74,10 @@ class _Controller:
         self._ndncc_args = (args, params)
         return self
 
+    #: The unit of each series :meth:`metrics` records, by name (``{"w_max": "Interests"}``):
+    #: figures write it on their axis (``Result.plot("w_max")``).
+    units: Mapping[str, str] = {}
+
     def metrics(self) -> Iterable[tuple[str, float]]:
         """The controller's own state, recorded every ``record.interval`` as (metric, value)."""
         return ()
@@ -323,3 +327,19 @@ def _build(family: str, path: str, params: Mapping[str, Any], folder: Optional[s
 
 def _give_rng(controller: Any, seed: int) -> None:
     controller.rng = random.Random(seed)
+
+
+def series_units(scenario: Mapping[str, Any]) -> dict[str, str]:
+    """The ``units`` of the Python controllers a resolved scenario names, merged: metric name →
+    unit. A class that cannot be imported here adds none."""
+    found: dict[str, str] = {}
+    for app in ((scenario or {}).get("apps") or {}).values():
+        for family in ("window", "rate"):
+            cc = app.get(family) if isinstance(app, Mapping) else None
+            if not (isinstance(cc, Mapping) and cc.get("type") == "python" and ":" in str(cc.get("class"))):
+                continue
+            cls = _resolve(family, str(cc["class"]), None)
+            units = getattr(cls, "units", None) if isinstance(cls, type) else None
+            if isinstance(units, Mapping):
+                found.update({str(k): str(v) for k, v in units.items()})
+    return found

@@ -12,6 +12,7 @@ import abc
 import ast
 import asyncio
 import concurrent.futures as cf
+import contextlib
 import inspect
 import multiprocessing
 import os
@@ -99,16 +100,40 @@ def _context() -> multiprocessing.context.BaseContext:
 # at once (:func:`starting_worker`).
 
 
-def _rerun_main_file() -> Optional[str]:
-    """The file a new worker runs again as it starts, or ``None`` if it runs none: an interactive
+def _main_file() -> Optional[str]:
+    """The file multiprocessing has a new worker run again as it starts, if any: an interactive
     session or a notebook has no file, and multiprocessing skips a package's ``__main__`` module
-    (``python -m ndncc``)."""
+    (``python -m ndncc``). It may name no file at all: ``python - < script.py`` runs ``<stdin>``."""
     main = sys.modules.get("__main__")
     spec_name = getattr(getattr(main, "__spec__", None), "name", None)
     if spec_name is not None and (spec_name == "__main__" or spec_name.endswith(".__main__")):
         return None
     path = getattr(main, "__file__", None)
     return os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+
+
+def _rerun_main_file() -> Optional[str]:
+    """The script a new worker runs again as it starts, or ``None`` if it runs none (see
+    :func:`_without_unreadable_main`)."""
+    path = _main_file()
+    return path if path is not None and os.path.isfile(path) else None
+
+
+@contextlib.contextmanager
+def _without_unreadable_main() -> Iterator[None]:
+    """Start workers without asking them to run a main script that is no file (``<stdin>``, or a
+    script deleted since): each would fail to find it and die before taking work. The script's
+    code stays the driver's, as in a notebook, and needs no main guard."""
+    main = sys.modules.get("__main__")
+    path = _main_file()
+    if main is None or path is None or os.path.isfile(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 def _tests_name(test: ast.expr) -> bool:
@@ -200,8 +225,10 @@ class LocalPool(Backend):
         unfinished = list(indices)
         futures = {}
         try:
-            for i in indices:
-                futures[pool.submit(fn, tasks[i])] = i
+            # Workers start as tasks are submitted.
+            with _without_unreadable_main():
+                for i in indices:
+                    futures[pool.submit(fn, tasks[i])] = i
         except cf.process.BrokenProcessPool:
             pass  # the runs not submitted stay unfinished
         for future in cf.as_completed(futures):

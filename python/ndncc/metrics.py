@@ -400,3 +400,132 @@ def metric_label(metric: str, unit: Optional[str]) -> str:
     """An axis label: the metric in words, its unit in brackets ("throughput [kbit/s]")."""
     words = metric_words(metric)
     return f"{words} [{unit}]" if unit else words
+
+
+#: The unit of each time series (docs/metrics.md, "Time series" and "Face series"), by metric;
+#: a metric whose unit depends on the kind of app that records it has one entry per kind.
+SERIES_UNITS: dict[str, Any] = {
+    "window": "Interests",
+    "ssthresh": {"consumer": "Interests", "tcp": "bytes"},
+    "rate": "Interests/s",
+    "in_flight": "Interests",
+    "interests_sent": "packets",
+    "data_received": "packets",
+    "retransmissions": "packets",
+    "timeouts": "events",
+    "nacks": "packets",
+    "marks": "packets",
+    "spurious_retransmissions": "packets",
+    "srtt": "s",
+    "rto_now": "s",
+    "rtt": "s",
+    "rto": "s",
+    "timeout": "segment",
+    "nack": "segment",
+    "mark": "segment",
+    "hole": "segment",
+    "policed": "segment",
+    "window_decrease": "Interests",
+    "backlog": "objects",
+    "request_time": "s",
+    "cwnd": "bytes",
+    "bytes_acked": "bytes",
+    "bytes_delivered": "bytes",
+    "datagrams_received": "packets",
+    "rate_bps": "bit/s",
+    "packets_sent": "packets",
+    "feedback_packets": "packets",
+    "bytes_received": "bytes",
+    "w_max": {"consumer": "Interests", "tcp": "segments"},
+    "cubic_k": "s",
+    "raaqm_decreases": "count",
+    "raaqm_paths": "paths",
+    "fair_rate_bps": "bit/s",
+    "o_min": "ratio",
+    "o_max": "ratio",
+    "r_max_ms": "ms",
+    "x_supp_bps": "bit/s",
+    "slowstart": "bool",
+    "feedback_rounds": "count",
+    "fresh_reports": "count",
+    "ecn_messages": "count",
+    "mcc_sent_upstream": "count",
+    "mcc_absorbed": "count",
+    "ecn_sent": "count",
+    "queue_packets": "packets",
+    "queue_bytes": "bytes",
+    "bytes_sent": "bytes",
+    "drops": "packets",
+    "shaper_len": "Interests",
+    "frames_lost": "count",
+    "spurious_losses": "count",
+    "acks_sent": "count",
+    "ack_frames_sent": "count",
+    "nacks_sent": "count",
+    "link_timeout_s": "s",
+    "fw_share": "ratio",
+    "fw_perc": "ratio",
+    "limit_rejected": "count",
+    "limit_level": "Interests",
+    "shaping_rate_bps": "bit/s",
+    "shaper_queue": "Interests",
+    "shaper_rejected": "count",
+    "mircc_rate": "Interests/s",
+    "mircc_y": "Interests/s",
+    "mircc_n": "flows",
+    "mircc_q": "Interests",
+    "mircc_d": "s",
+    "mircc_beta": "ratio",
+    "qocc_av": "ratio",
+    "flows": "flows",
+}
+
+
+def series_unit(metric: str, kinds: Iterable[str] = ()) -> Optional[str]:
+    """The unit of the time series ``metric`` as recorded by entities of ``kinds`` (``consumer``,
+    ``tcp``, ``face``, …); ``None`` if unknown, or if those kinds record it in different units."""
+    unit = SERIES_UNITS.get(metric)
+    if not isinstance(unit, dict):
+        return unit
+    found = {unit[k] for k in kinds if k in unit}
+    return found.pop() if len(found) == 1 else None
+
+
+#: Every summary metric a run may report (docs/metrics.md, "Summary metrics"): a sweep's table
+#: can hold only these, so a name outside them is refused before any run starts.
+SUMMARY_METRICS = frozenset(
+    {
+        *("interests_sent", "retransmissions", "data_received", "late_data", "timeouts", "nacks"),
+        *("marks", "lost_segments", "policed", "spurious_retransmissions", "payload_bytes"),
+        *("download_time_s", "completed", "throughput_kbps", "retx_per_data", "unanswered_rate"),
+        *("mean_rtt_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "requests", "requests_joined"),
+        *("requests_refused", "requests_completed", "requests_failed", "requests_waiting"),
+        *("objects_fetched", "mean_request_time_s", "bytes_acked", "segments_sent"),
+        *("fast_retransmits", "ecn_reductions", "srtt_ms", "retx_per_segment", "bytes_delivered"),
+        *("segments_received", "acks_sent", "datagrams_sent", "send_rate_kbps"),
+        *("datagrams_received", "loss_rate", "mean_delay_ms", "packets_sent", "feedback_packets"),
+        *("final_rate_kbps", "feedback_sent", "rtt_estimate_ms", "interests_received", "data_sent"),
+        *("bytes_sent", "ip_bytes_sent", "mcast_bytes_sent", "drops_queue", "drops_aqm"),
+        *("drops_shaper", "drops_loss", "drops_underlay", "max_queue_packets", "utilisation"),
+        *("sojourn_mean_ms", "sojourn_p50_ms", "sojourn_p95_ms", "sojourn_p99_ms", "jain_index"),
+        *("jain_flows", "frames_lost", "spurious_losses", "ack_frames_sent", "nacks_sent"),
+        *("link_timeout_s", "cs_hits", "aggregated", "duplicates", "no_route", "unsolicited_data"),
+        *("pit_expired", "ip_unroutable", "mcast_unroutable", "share", "events", "packet_hops"),
+        *("sim_seconds", "conservation_ok"),
+    }
+)
+
+
+def check_summary_metrics(names: Optional[Iterable[str]], what: str = "metric") -> None:
+    """Refuse a name that no run reports as a summary metric, with the closest ones it may have
+    meant (:class:`BadInput`)."""
+    import difflib
+
+    for name in names or ():
+        if name not in SUMMARY_METRICS:
+            close = difflib.get_close_matches(name, sorted(SUMMARY_METRICS), n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise BadInput(
+                f"{what} {name!r}: no run reports a summary metric of that name{hint} "
+                "(the list: docs/metrics.md, 'Summary metrics')"
+            )

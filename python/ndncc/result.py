@@ -7,12 +7,12 @@ import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import polars as pl
 
-from . import _core, arguments, display, output, plots
+from . import _core, arguments, display, metrics, output, plots
 from .errors import BadInput
 from .report import render_run
 
@@ -124,31 +124,100 @@ class RunTables:
         """Per-face time series (queue length, bytes, drops, marks) in the same long format."""
         return select(self._faces, metric, entity)
 
-    def plot(self, what: str = "throughput", entity: Selector = None) -> "Figure":
+    def plot(
+        self,
+        what: Union[str, Sequence[str]] = "throughput",
+        entity: Selector = None,
+        labels: Optional[Mapping[str, str]] = None,
+        style: Optional[str] = None,
+    ) -> "Figure":
         """A matplotlib ``Figure``: one of the figures of the run's report, by the name of its
         file (``throughput``, ``window``, ``rate``, ``rtt``, ``queue``, …), or any metric of
-        :meth:`series` (else of :meth:`faces`) over time, one line per entity. ``entity`` keeps
-        only the apps or faces named."""
-        figures = {Path(spec.file).stem: spec for spec in plots.FIGURES}
-        if what in figures:
-            series, faces = select(self._series, entity=entity), select(self._faces, entity=entity)
-            fig = figures[what].figure(output.RunFolder(Path("."), {}, self._summary_rows(), series, faces))
+        :meth:`series` (else of :meth:`faces`) over time, one line per entity, its unit on the
+        axis. A list of names stacks one panel per name over a shared time axis. ``entity``
+        keeps only the apps or faces named; ``labels`` maps entities to legend entries (default:
+        each app with its controller, "C1 (aimd)"); ``style`` is ``"screen"`` (default) or
+        ``"paper"`` (see :mod:`ndncc.figures`)."""
+        from . import figures
+
+        names = arguments.texts(what, "what") if not isinstance(what, str) else [what]
+        if not names:
+            raise BadInput("plot: expected a figure or metric name, or a list of them")
+        shown = {**plots.entity_labels(self._scenario_dict()), **plots.check_labels(labels)}
+        with figures.style(style):
+            if len(names) == 1:
+                return self._one_figure(names[0], entity, shown)
+            panels = [self._panel(name, entity, shown) for name in names]
+            return plots.panels_figure(panels, shown)
+
+    def _figure_specs(self) -> dict[str, plots.FigureSpec]:
+        return {Path(spec.file).stem: spec for spec in plots.FIGURES}
+
+    def _run_folder(self, entity: Selector) -> output.RunFolder:
+        series, faces = select(self._series, entity=entity), select(self._faces, entity=entity)
+        manifest = {"scenario": self._scenario_dict()}
+        return output.RunFolder(Path("."), manifest, self._summary_rows(), series, faces)
+
+    def _metric_frame(self, what: str, entity: Selector) -> tuple[pl.DataFrame, str]:
+        """A metric's rows (the apps' if both tables record it, as marks) and its axis label."""
+        frame = self.series(what)
+        kinds = plots.entity_kinds(self._scenario_dict())
+        if frame.is_empty():
+            frame = self.faces(what)
+        if frame.is_empty():
+            figures_ = self._figure_specs()
+            recorded = sorted(set(self._series["metric"]) | set(self._faces["metric"]))
+            raise BadInput(
+                f"plot {what!r}: expected a figure ({', '.join(figures_)}) or a metric of this run "
+                f"({', '.join(recorded) or 'none recorded'})"
+            )
+        entities = set(frame["entity"].unique().to_list())
+        unit = metrics.series_unit(what, {kinds.get(e, "face") for e in entities})
+        unit = unit or self._controller_units().get(what)
+        return select(frame, entity=entity), metrics.metric_label(what, unit) if unit else what
+
+    def _one_figure(self, what: str, entity: Selector, labels: Mapping[str, str]) -> "Figure":
+        specs = self._figure_specs()
+        if what in specs:
+            fig = specs[what].figure(self._run_folder(entity), labels)
         else:
-            # A metric both tables record (marks) is the apps'; faces() has the faces'.
-            frame = self.series(what)
-            frame = frame if not frame.is_empty() else self.faces(what)
-            if frame.is_empty():
-                metrics = sorted(set(self._series["metric"]) | set(self._faces["metric"]))
-                raise BadInput(
-                    f"plot {what!r}: expected a figure ({', '.join(figures)}) or a metric of this run "
-                    f"({', '.join(metrics) or 'none recorded'})"
-                )
-            frame = select(frame, entity=entity)
-            fig = None if frame.is_empty() else plots.line_figure(frame, what, what)
+            frame, ylabel = self._metric_frame(what, entity)
+            fig = None if frame.is_empty() else plots.line_figure(frame, what, ylabel, labels=labels)
         if fig is None:
-            named = entity if isinstance(entity, str) else ", ".join(entity or [])
-            raise BadInput(f"plot {what!r}: no data for {named or 'this run'}")
+            self._no_data(what, entity)
         return fig
+
+    def _panel(self, what: str, entity: Selector, labels: Mapping[str, str]) -> tuple[pl.DataFrame, str, str]:
+        specs = self._figure_specs()
+        if what in specs:
+            spec = specs[what]
+            if not spec.over_time:
+                raise BadInput(f"plot {what!r}: not over time, so it cannot be a panel of a list")
+            frame = spec.data(self._run_folder(entity))
+            title, ylabel = spec.title, spec.ylabel
+            if what == "window" and not frame.is_empty():
+                ylabel = plots._window_label(frame)
+        else:
+            frame, ylabel = self._metric_frame(what, entity)
+            title = what
+        if frame.is_empty():
+            self._no_data(what, entity)
+        return frame, title, ylabel
+
+    @staticmethod
+    def _no_data(what: str, entity: Selector) -> None:
+        named = entity if isinstance(entity, str) else ", ".join(entity or [])
+        raise BadInput(f"plot {what!r}: no data for {named or 'this run'}")
+
+    def _scenario_dict(self) -> dict:
+        """The resolved scenario (legends name each app's controller from it)."""
+        return {}
+
+    def _controller_units(self) -> dict[str, str]:
+        """Units of the series the run's Python controllers record (their ``units``)."""
+        from .controllers import series_units
+
+        return series_units(self._scenario_dict())
 
     def _summary_rows(self) -> list[dict]:
         """The summary as ``summary.json`` rows (some figures read it beside the series)."""
@@ -184,6 +253,9 @@ class Result(RunTables):
     @property
     def name(self) -> str:
         return self.scenario.name
+
+    def _scenario_dict(self) -> dict:
+        return self.scenario.to_dict()
 
     def manifest(self, variant: Optional[str] = None) -> dict:
         """What ``manifest.json`` records: version, resolved scenario, seed, and run statistics."""
@@ -259,6 +331,9 @@ class SavedRun(RunTables):
 
     def _summary_rows(self) -> list[dict]:
         return self._rows
+
+    def _scenario_dict(self) -> dict:
+        return self.manifest.get("scenario") or {}
 
     def __repr__(self) -> str:
         return f"SavedRun({str(self.path)!r}, seed={self.seed}, packet_hops={self.stats.packet_hops})"

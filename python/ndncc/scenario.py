@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Union
 
 from . import _core, arguments, preload
-from .errors import BadInput
+from .errors import BadInput, NdnccWarning
 
 if TYPE_CHECKING:
     from .result import Result
@@ -94,6 +95,16 @@ class Scenario:
         if seed is not None:
             check_seed(seed)
         arguments.callback(progress, "progress")
+        if not self.to_dict().get("apps"):
+            # A converted topology has none until they are added: the run would count 0 hops.
+            warnings.warn(
+                NdnccWarning(
+                    f"{self.name}: the scenario has no apps, so nothing sends and the run measures "
+                    "nothing; add a consumer and a producer ([apps.NAME] tables, "
+                    "docs/scenario-reference.md)"
+                ),
+                stacklevel=2,
+            )
         if pcap is None:
             pcap = self.pcap
         if pcap is True:

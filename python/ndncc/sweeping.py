@@ -37,6 +37,7 @@ import polars as pl
 from . import _core, arguments, display, executors, output, randomness, stats, sweepfile, sweepstore
 from .errors import BAD_INPUT, BadInput, MissingFile, RunTimeout, describe
 from .grid import Axis, Point, check, expand, make_axis, merge, split_keys, value_order
+from .metrics import check_summary_metrics
 from .result import SUMMARY_SCHEMA, Result, Selector, select
 from .scenario import Scenario, load, load_str
 from .sweepstore import PART, Store
@@ -358,11 +359,20 @@ class SweepTables:
         """The rows of :attr:`table` for ``metrics`` (default: the sweep's, else every consumer metric)."""
         return select_metrics(self.table, metrics or self.described.get("metrics"))
 
-    def plot(self, metric: str, x: Optional[str] = None, entity: Selector = None) -> "Figure":
+    def plot(
+        self,
+        metric: str,
+        x: Optional[str] = None,
+        entity: Selector = None,
+        labels: Optional[Mapping[str, str]] = None,
+        style: Optional[str] = None,
+    ) -> "Figure":
         """A matplotlib ``Figure`` of ``metric`` against the grid axis ``x`` (default: the sweep
         file's ``[plot] x``, else the first numeric axis): the mean over seeds with its 95%
-        confidence band, one line per entity and setting of the other axes."""
-        from . import sweepplot  # it reads sweeps with this module
+        confidence band, one line per entity and setting of the other axes. ``labels`` maps axis
+        names, grid values, entities and metrics to words of your own; ``style`` is ``"screen"``
+        or ``"paper"`` (:mod:`ndncc.figures`)."""
+        from . import figures, plots, sweepplot  # it reads sweeps with this module
 
         described = self.described
         settings = described.get("plot") or {}
@@ -375,7 +385,16 @@ class SweepTables:
             raise BadInput(f"metric {metric!r}: no finished run has it (metrics: {known})")
         others = [a for a in self.axes if chosen is None or a != chosen.name]
         guide = (settings.get("guides") or {}).get(metric)
-        return sweepplot.metric_figure(rows, chosen, others, len(described["seeds"]), guide)
+        with figures.style(style):
+            return sweepplot.metric_figure(
+                rows,
+                chosen,
+                others,
+                len(described["seeds"]),
+                guide,
+                described["axes"],
+                plots.check_labels(labels),
+            )
 
     def _headline(self) -> str:
         s = self.status
@@ -503,6 +522,8 @@ def sweep(
     if executors.is_local_pool(executor):
         _refuse_unguarded_script()
     plan = _plan_from(scenario, _axes(grid), seeds, list(overrides), metrics, keep_series, timeout)
+    # A misspelt metric would otherwise be found only after every run, as an empty table.
+    check_summary_metrics(plan.metrics)
     default_folder = out is None
     store = Store(output.default_folder(plan.name, "-sweep") if default_folder else output.folder_path(out))
     store.check_folder()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 import numpy as np
 import polars as pl
 
+from . import figures as house
 from . import metrics as metric_words
 from . import output, plots, sweepstore, tomlread
 
@@ -198,6 +199,7 @@ def guide_curve(xs: np.ndarray, ys: np.ndarray, exponent: float) -> Optional[tup
     return grid, c * grid**exponent
 
 
+@house.styled
 def metric_figure(
     rows: pl.DataFrame,
     x: Optional[XAxis],
@@ -220,9 +222,7 @@ def metric_figure(
             axis_words(described[name]) if name in described else axis_words({"name": name})
         )
 
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
+    fig = house.new_figure()
     ax = fig.add_subplot()
     several_entities = rows["entity"].n_unique() > 1
     lines = rows.select(*others, "entity").unique(maintain_order=True)
@@ -236,11 +236,11 @@ def metric_figure(
         ci = sel["ci95"].fill_null(0.0).to_numpy().astype(float)
         order = np.argsort(xs, kind="stable")
         xs, mean, ci = xs[order], mean[order], ci[order]
-        parts = [value_words(str(line[k])) for k in others]
-        parts += [line["entity"]] if several_entities or not others else []
+        parts = [labels.get(str(line[k])) or value_words(str(line[k])) for k in others]
+        parts += [labels.get(line["entity"], line["entity"])] if several_entities or not others else []
         label = " · ".join(parts)
         if numeric:  # a line through the points, the interval as a band
-            (drawn,) = ax.plot(xs, mean, marker="o", markersize=3, linewidth=1.2, label=label)
+            (drawn,) = ax.plot(xs, mean, marker="o", label=label)
             ax.fill_between(xs, mean - ci, mean + ci, color=drawn.get_color(), alpha=0.2, linewidth=0)
         else:  # categories: points with error bars, each line shifted a little to stay apart
             shift = 0.08 * (n - (lines.height - 1) / 2)
@@ -273,7 +273,7 @@ def metric_figure(
         legend_title = " · ".join(
             [words(k) for k in others] + (["flow"] if several_entities or not others else [])
         )
-        ax.legend(loc="best", fontsize="small", title=legend_title, title_fontsize="small")
+        ax.legend(loc="best", title=legend_title)
     return fig
 
 
@@ -284,9 +284,10 @@ def write_figures(
     metrics: Optional[Sequence[str]],
     format: str = "png",
     labels: Optional[Mapping[str, str]] = None,
+    style: Optional[str] = None,
 ) -> list[str]:
-    """Draw one figure per metric into ``folder/figures`` in ``format`` (png, pdf or svg);
-    return the metrics drawn."""
+    """Draw one figure per metric into ``folder/figures`` in ``format`` (png, pdf or svg) and
+    ``style`` (:mod:`ndncc.figures`); return the metrics drawn."""
     plots.check_format(format)
     plot = described.get("plot") or {}
     x = choose_x(described["axes"], plot.get("x"))
@@ -297,7 +298,8 @@ def write_figures(
     for metric in chosen["metric"].unique(maintain_order=True):
         rows = chosen.filter(pl.col("metric") == metric)
         guide = (plot.get("guides") or {}).get(metric)
-        fig = metric_figure(rows, x, others, len(described["seeds"]), guide, described["axes"], labels)
+        with house.style(style):
+            fig = metric_figure(rows, x, others, len(described["seeds"]), guide, described["axes"], labels)
         plots.write_figure(folder / FIGURES / figure_file(metric, format), fig)
         drawn.append(metric)
     return drawn
@@ -368,15 +370,16 @@ def render(
     metrics: Optional[Sequence[str]] = None,
     format: str = "png",
     labels: Optional[Mapping[str, str]] = None,
+    style: Optional[str] = None,
 ) -> list[str]:
-    """Redraw a sweep folder's figures (in ``format``: png, pdf or svg) and ``report.md`` from
-    its runs; return the metrics drawn. ``labels`` maps axis names and metrics to words of
-    your own for the figures."""
+    """Redraw a sweep folder's figures (in ``format``: png, pdf or svg; ``style``: screen or
+    paper) and ``report.md`` from its runs; return the metrics drawn. ``labels`` maps axis
+    names, grid values, entities and metrics to words of your own for the figures."""
     folder = Path(folder)
     plots.check_format(format)
     described, runs, table_ = read(folder)
     metrics = metrics or described.get("metrics")
-    figures = write_figures(folder, described, table_, metrics, format, labels)
+    figures = write_figures(folder, described, table_, metrics, format, labels, style)
     shown = select_metrics(table_, metrics)
     done = runs["key"].n_unique() if runs.height else 0
     output.write_text(folder / output.REPORT, sweep_report(described, shown, figures, done, format))

@@ -5,19 +5,33 @@ engine tests (e.g. ``tests/e1_mircc.rs``) and reported by ``make run``."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
-from ndncc import experiments, scoreboard, seedclaims, vacuity
+from ndncc import experiments, figures, plots, scoreboard, seedclaims, vacuity
 from ndncc.experiments.claims import CLAIMS, Check, Notes, recheck
 
 #: The experiments whose notes are held to checks that can fail (E2's and E5's to follow).
 SOUND_NOTES = ("e1", "e2", "e3", "e4", "e5")
 
 
+#: The figures each reproduction drew, by experiment and file name.
+DRAWN: dict[str, dict[str, object]] = {}
+
+
 def _run(name: str, tmp_path: Path, run_figures: bool = False) -> tuple[list[dict], Path]:
-    rows = experiments.run(experiments.get(name), tmp_path, quick=True, run_figures=run_figures)
+    drawn = DRAWN.setdefault(name, {})
+    write = plots.write_figure
+
+    def keep(path, fig):
+        drawn[str(Path(path).relative_to(tmp_path / name))] = fig
+        return write(path, fig)
+
+    with mock.patch.object(plots, "write_figure", keep):
+        rows = experiments.run(experiments.get(name), tmp_path, quick=True, run_figures=run_figures)
     return rows, tmp_path / name
 
 
@@ -35,9 +49,23 @@ def _common_outputs(folder: Path, rows: list[dict]) -> None:
     assert "## Ours vs seed" in report and "## Headline figures" in report
     assert (folder / "notes.md").read_text().strip() in report
     assert list(folder.glob("*.png"))
+    _every_figure_keeps_the_house_rules(folder.name)
     _every_registered_claim_is_judged_and_shown(folder, rows)
     if folder.name in SOUND_NOTES:
         _every_notes_claim_can_fail(folder, rows)
+
+
+def _every_figure_keeps_the_house_rules(name: str) -> None:
+    """Axes labelled with units, a legend wherever lines are told apart (figures.problems), and
+    legends that name each consumer's controller or the flow, not a bare entity name."""
+    drawn = DRAWN[name]
+    assert any("/" not in f for f in drawn), "the reproduction's own figures"
+    for file, fig in drawn.items():
+        assert figures.problems(fig) == [], file
+        legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+        for legend in legends:
+            for text in legend.get_texts():
+                assert not re.fullmatch(r"[A-Z][A-Za-z]?\d*", text.get_text()), (file, text.get_text())
 
 
 def _every_registered_claim_is_judged_and_shown(folder: Path, rows: list[dict]) -> None:

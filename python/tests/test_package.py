@@ -179,6 +179,8 @@ def test_the_wheel_reproduces_an_experiment_from_a_fresh_venv_elsewhere(tmp_path
         assert SEED_CLAIMS
         for path in SEED_CLAIMS:
             assert archive.read(f"ndncc/experiments/seed_claims/{path.name}") == path.read_bytes()
+        dissector = ROOT / "python" / "ndncc" / "data" / "wireshark" / "ndncc.lua"
+        assert archive.read("ndncc/data/wireshark/ndncc.lua") == dissector.read_bytes()
     # The source distribution carries them as plain files, so a wheel built from it has them too.
     _run([_maturin(), "sdist", "--out", tmp_path / "dist"], ROOT, env)
     (sdist,) = (tmp_path / "dist").glob("ndncc-*.tar.gz")

@@ -242,12 +242,13 @@ def test_result_plot_draws_the_report_figures_and_any_metric(scenario_file):
     result = ndncc.load(scenario_file, SHORT).run()
     spec = {Path(s.file).stem: s for s in plots.FIGURES}
     window = result.plot("window")
-    assert window.axes[0].get_title() == spec["window"].title and _lines(window) == ["consumer"]
+    # The legend names the app with its controller.
+    assert window.axes[0].get_title() == spec["window"].title and _lines(window) == ["consumer (fixed)"]
     (line,) = window.axes[0].get_lines()
     assert list(line.get_ydata()) == result.series("window")["value"].to_list()
     assert result.plot().axes[0].get_title().startswith(spec["throughput"].title)
     queue = result.plot("queue_bytes")
-    assert queue.axes[0].get_ylabel() == "queue_bytes" and _lines(queue) == ["C->P", "P->C"]
+    assert queue.axes[0].get_ylabel() == "queue bytes [bytes]" and _lines(queue) == ["C->P", "P->C"]
     assert _lines(result.plot("queue_bytes", entity="P->C")) == ["P->C"]
 
 
@@ -283,7 +284,7 @@ def test_open_run_reads_a_saved_run_back(scenario_file, tmp_path):
     assert saved.series().equals(result.series()) and saved.faces("drops").equals(result.faces("drops"))
     received = pl.col("metric") == "data_received"
     assert saved.summary.filter(received)["value"].equals(result.summary.filter(received)["value"])
-    assert _lines(saved.plot("window")) == ["consumer"]
+    assert _lines(saved.plot("window")) == ["consumer (fixed)"]
     assert saved._repr_html_().startswith("<div><p>SavedRun two-node, seed 1: ")
     with pytest.raises(MissingFile, match="no such folder"):
         ndncc.open_run(tmp_path / "nothing")

@@ -9,16 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
+import polars as pl
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import polars as pl  # noqa: E402
-
-from .. import Result, plots  # noqa: E402
-from . import Progress, register  # noqa: E402
-from ._variants import Variant, row, run_variants, summary_value  # noqa: E402
-from .claims import Check, Notes  # noqa: E402
+from .. import Result, figures, plots
+from . import Progress, register
+from ._variants import Variant, row, run_variants, summary_value
+from .claims import Check, Notes
 
 SCENARIO = "e1.toml"
 FLOWS = ("C1", "C2")
@@ -147,14 +143,20 @@ def _derived(res: Result, v: Variant) -> list[dict]:
     return out
 
 
+@figures.styled
 def _figure(results: dict[str, Result], path: Path, loss: bool) -> None:
-    fig, axes = plt.subplots(len(TICKS_MS), 2, figsize=(11, 2.2 * len(TICKS_MS)), sharex=True, squeeze=False)
+    """A panel per clock tick (rows) with and without Interest-sending smoothing (columns), on
+    one shared scale: the panels are compared with each other."""
+    fig, axes = figures.grid(len(TICKS_MS), 2, panel_width=0.55, panel_height=0.24, sharey=True)
+    handles: dict[str, object] = {}
     for i, ms in enumerate(TICKS_MS):
         for j, smoothing in enumerate((False, True)):
             name = _name(ms, smoothing)
             ax = axes[i, j]
+            ax.set_title(f"clock tick {ms} ms, {'with smoothing' if smoothing else 'original sending'}")
             if name not in results:
                 continue
+            labels = plots.labels_for(results[name])
             for f in FLOWS:
                 r = _rates(results[name], f)
                 if loss:
@@ -162,13 +164,16 @@ def _figure(results: dict[str, Result], path: Path, loss: bool) -> None:
                     y = (1 - r["data_pps"].shift(-4) / r["rate_pps"]).clip(0, 1).fill_nan(None)
                 else:
                     y = r["rate_pps"]
-                ax.plot(r["t"].to_list(), y.to_list(), lw=0.8, label=f)
-            ax.set_title(name, fontsize=9)
-            ax.set_ylabel("loss rate" if loss else "Interests/s")
+                (line,) = ax.plot(r["t"].to_list(), y.to_list(), label=labels.get(f, f))
+                handles.setdefault(labels.get(f, f), line)
+    figures.shared_ylim(axes)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("Data loss [ratio]" if loss else "sending rate\n[Interests/s]")
     for ax in axes[-1]:
         ax.set_xlabel("time [s]")
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
+    what = "Data loss per 100 ms bin" if loss else "Interest sending rate per 100 ms bin"
+    fig.suptitle(f"{what}, by clock tick, without and with smoothing")
+    figures.figure_legend(fig, list(handles.values()), list(handles), title="consumer (controller)")
     plots.write_png(path, fig)
 
 

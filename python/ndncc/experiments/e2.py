@@ -10,16 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
+import polars as pl
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import polars as pl  # noqa: E402
-
-from .. import Result, plots  # noqa: E402
-from . import Progress, register  # noqa: E402
-from ._variants import Variant, row, run_variants, summary_value  # noqa: E402
-from .claims import Check, Notes  # noqa: E402
+from .. import Result, figures, plots
+from . import Progress, register
+from ._variants import Variant, row, run_variants, summary_value
+from .claims import Check, Notes
 
 SCENARIO = "e2.toml"
 RECEIVERS = ("M1", "M2", "M3")
@@ -277,15 +273,59 @@ def _comparison_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
+#: Width of the bins the throughput figure averages over [s]: 4 samples of the 500 ms record.
+FIGURE_BIN_S = 2.0
+
+
+def _binned_kbps(s: pl.DataFrame, scale: float) -> tuple[list[float], list[float]]:
+    """Rates in kbit/s over FIGURE_BIN_S bins from a cumulative counter (``scale`` bits per unit),
+    each drawn at its bin's end."""
+    t, b = s["t"].to_list(), s["value"].to_list()
+    ends, kbps, start = [], [], 0
+    for i in range(1, len(t)):
+        if t[i] - t[start] >= FIGURE_BIN_S - 1e-9:
+            ends.append(t[i])
+            kbps.append((b[i] - b[start]) * scale / (t[i] - t[start]) / 1e3)
+            start = i
+    return ends, kbps
+
+
+@figures.styled
 def _throughput_figure(results: dict[str, Result], path: Path) -> None:
+    """Per scenario: the multicast group (the mean of its receivers, their range as a band), each
+    TCP flow and the CBR flow, in 2 s bins, on one shared scale."""
     names = [v.name for v in VARIANTS]
-    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.3 * len(names)), sharex=True, squeeze=False)
+    notes = {v.name: v.note for v in VARIANTS}
+    fig, axes = figures.grid(len(names), 1, panel_height=0.22, sharey=True)
+    handles: dict[str, object] = {}
     for ax, name in zip(axes[:, 0], names):
         res = results.get(name)
+        ax.set_title(notes.get(name) or name)
         if res is None:
             continue
-        for ent, metric, label in (
-            *((f"mc-{m}", "bytes_received", m) for m in RECEIVERS),
+        labels = plots.labels_for(res)
+        receivers = []
+        for m in RECEIVERS:
+            s = res.series(metric="bytes_received", entity=f"mc-{m}").sort("t")
+            if s.height:
+                receivers.append(_binned_kbps(s, 8))
+        if receivers:
+            t = receivers[0][0]
+            n = min(len(r[1]) for r in receivers)
+            columns = list(zip(*(r[1][:n] for r in receivers)))
+            mean = [sum(c) / len(c) for c in columns]
+            label = f"{labels.get('mc', 'multicast')}, mean of {len(receivers)} receivers"
+            (line,) = ax.plot(t[:n], mean, label=label)
+            ax.fill_between(
+                t[:n],
+                [min(c) for c in columns],
+                [max(c) for c in columns],
+                alpha=0.25,
+                color=line.get_color(),
+                linewidth=0,
+            )
+            handles.setdefault("multicast", line)
+        for ent, metric, app in (
             ("tcp1-sink", "bytes_delivered", "tcp1"),
             ("tcp2-sink", "bytes_delivered", "tcp2"),
             ("cbr-sink", "datagrams_received", "cbr"),
@@ -293,38 +333,61 @@ def _throughput_figure(results: dict[str, Result], path: Path) -> None:
             s = res.series(metric=metric, entity=ent).sort("t")
             if not s.height:
                 continue
-            t, b = s["t"].to_list(), s["value"].to_list()
-            scale = 972 * 8 if metric == "datagrams_received" else 8
-            kbps = [(y1 - y0) * scale / (t1 - t0) / 1e3 for y0, y1, t0, t1 in zip(b, b[1:], t, t[1:])]
-            ax.plot(t[1:], kbps, lw=0.7, label=label)
-        ax.set_ylim(bottom=0)
-        ax.set_ylabel("kbit/s")
-        ax.set_title(name, fontsize=9)
-    axes[0, 0].legend(fontsize=7, ncol=3)
+            t, kbps = _binned_kbps(s, 972 * 8 if metric == "datagrams_received" else 8)
+            (line,) = ax.plot(t, kbps, label=labels.get(app, app))
+            handles.setdefault(app, line)
+        ax.set_ylabel("throughput\n[kbit/s]")
+    figures.shared_ylim(axes)
     axes[-1, 0].set_xlabel("time [s]")
-    fig.tight_layout()
+    fig.suptitle(f"Throughput at the receivers, in {FIGURE_BIN_S:g} s bins")
+    figures.figure_legend(
+        fig, list(handles.values()), [h.get_label() for h in handles.values()], title="flow"
+    )
     plots.write_png(path, fig)
 
 
+@figures.styled
 def _sweep_figure(rows: list[dict], path: Path) -> None:
     def val(v: str, f: str, m: str) -> Optional[float]:
         return next((r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, m)), None)
 
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
-    axes[0].plot(GAMMAS, [val(f"gamma-{g}", "multicast", "mcast_tcp_ratio") for g in GAMMAS], "o-")
-    axes[0].set_xlabel("γ")
-    axes[0].set_ylabel("multicast / TCP throughput")
-    axes[1].plot(GAMMAS, [val(f"gamma-{g}", "multicast", "loss_rate") for g in GAMMAS], "o-")
-    axes[1].set_xlabel("γ")
-    axes[1].set_ylabel("multicast loss rate")
+    fig, axes = figures.grid(1, 3, panel_width=0.45, panel_height=0.32, sharex=False)
+    axes = axes[0]
+    axes[0].plot(
+        GAMMAS,
+        [val(f"gamma-{g}", "multicast", "mcast_tcp_ratio") for g in GAMMAS],
+        "o-",
+        label="SRMCC multicast / TCP",
+    )
+    axes[0].set_xlabel("γ [ratio]")
+    axes[0].set_ylabel("multicast / TCP throughput [ratio]")
+    axes[0].set_title("Share against TCP by γ")
+    axes[1].plot(
+        GAMMAS, [val(f"gamma-{g}", "multicast", "loss_rate") for g in GAMMAS], "o-", label="SRMCC multicast"
+    )
+    axes[1].set_xlabel("γ [ratio]")
+    axes[1].set_ylabel("multicast loss rate [ratio]")
+    axes[1].set_title("Loss by γ")
     ks = list(GROUPS)
-    axes[2].plot(ks, [val(f"groups-{k}", "bottleneck", "utilisation") for k in ks], "o-", label="utilisation")
-    axes[2].plot(ks, [val(f"groups-{k}", "multicast", "jain_index") for k in ks], "s-", label="Jain's index")
-    axes[2].set_xlabel("multicast groups")
-    axes[2].legend(fontsize=7)
+    axes[2].plot(
+        ks,
+        [val(f"groups-{k}", "bottleneck", "utilisation") for k in ks],
+        "o-",
+        label="bottleneck utilisation",
+    )
+    axes[2].plot(
+        ks,
+        [val(f"groups-{k}", "multicast", "jain_index") for k in ks],
+        "s-",
+        label="Jain's index of the groups",
+    )
+    axes[2].set_xlabel("SRMCC multicast groups [groups]")
+    axes[2].set_ylabel("utilisation, Jain's index [ratio]")
+    axes[2].set_title("Groups sharing the bottleneck")
     for ax in axes:
         ax.set_ylim(bottom=0)
-    fig.tight_layout()
+        ax.legend()
+    axes[2].set_ylim(0, 1.05)  # both are at most 1
     plots.write_png(path, fig)
 
 

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Optional
 
 import polars as pl
-from matplotlib.figure import Figure
 
-from .. import plots, stats
+from .. import figures, plots, stats
 from . import Progress, register
 from ._variants import Variant, events, mean_of, row, run_variants, seed_replicas, summary_value
 from .claims import Check, Notes
@@ -164,41 +163,76 @@ def _done_text(res) -> str:
     return f"downloads done at {done:.1f} s" if done is not None else f"a download not done by {end:g} s"
 
 
+#: Columns of the window figure's small multiples.
+WINDOW_COLUMNS = 3
+
+
+def _controller_of(res) -> str:
+    """The consumers' controller in words ("aimd", "reno-hole"), from the legend labels."""
+    labels = plots.labels_for(res)
+    found = {labels[f].split(" (", 1)[1].rstrip(")") for f in FLOWS if f in labels and " (" in labels[f]}
+    return ", ".join(sorted(found))
+
+
+@figures.styled
 def _window_figure(results: dict, path: Path) -> None:
-    """The window of C1 and C2 per variant, each panel cut at the variant's last download (the
-    windows are flat after it), so each panel's time axis is its own."""
+    """Small multiples of the window of C1 and C2, a panel per variant, on one log-scaled window
+    axis (slow start's first peak and the steady windows both stay legible); each panel is cut at
+    its variant's last download (the windows are flat after it), so its time axis is its own."""
     names = list(results)
-    fig = Figure(figsize=(8, 1.9 * len(names)), dpi=100, layout="constrained")
-    axes = fig.subplots(len(names), 1, squeeze=False)[:, 0]
-    for ax, name in zip(axes, names):
+    rows = -(-len(names) // WINDOW_COLUMNS)
+    fig, axes = figures.grid(
+        rows, WINDOW_COLUMNS, panel_width=0.4, panel_height=0.25, sharex=False, sharey=True
+    )
+    handles: dict[str, object] = {}
+    for ax, name in zip(axes.flat, names):
         until = shown_until(results[name])
         for flow in FLOWS:
             w = results[name].series(metric="window", entity=flow).filter(pl.col("t") <= until).sort("t")
-            ax.plot(w["t"].to_list(), w["value"].to_list(), lw=0.8, label=flow)
+            (line,) = ax.plot(w["t"].to_list(), w["value"].to_list(), label=f"consumer {flow}")
+            handles.setdefault(flow, line)
         ax.set_xlim(0, until)
-        ax.set_ylim(bottom=0)
-        ax.set_ylabel("window\n[Interests]", fontsize=8)
-        ax.set_title(f"{name}: {_done_text(results[name])}", fontsize=9)
-        ax.tick_params(labelsize=8)
-    axes[-1].set_xlabel("time [s] (each panel until its last download finishes)")
-    axes[0].legend(fontsize=8, title="consumer", title_fontsize=8)
+        figures.log_scale(ax)
+        controller = _controller_of(results[name])
+        title = name if controller in name else f"{name} ({controller})"
+        ax.set_title(f"{title}\n{_done_text(results[name])}", fontsize="small")
+        ax.set_xlabel("time [s]")
+    for ax in axes.flat[len(names) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("window [Interests]")
+    fig.suptitle("Window of each consumer per variant (each panel until its last download finishes)")
+    figures.figure_legend(fig, list(handles.values()), [h.get_label() for h in handles.values()])
     plots.write_png(path, fig)
 
 
+#: The start-up the RTT figure shows on its own, where RTT and RTO change fastest [s].
+RTT_START_S = 1.5
+
+
+@figures.styled
 def _rtt_figure(results: dict, names: list[str], path: Path) -> None:
-    fig = Figure(figsize=(8, 2.4 * len(names)), dpi=100, layout="constrained")
-    axes = fig.subplots(len(names), 1, squeeze=False)[:, 0]
-    for ax, name in zip(axes, names):
+    """C1's RTT samples and the RTO after each, per variant: the start-up (the first
+    RTT_START_S seconds) beside the whole download, on a log-scaled time axis in ms shared by
+    both, so the RTO floor and the RTT stay apart."""
+    fig, axes = figures.grid(len(names), 2, panel_height=0.32, sharex=False, sharey=True, width_ratios=(1, 2))
+    handles: dict[str, object] = {}
+    for row_axes, name in zip(axes, names):
         until = shown_until(results[name])
-        for metric in ("rtt", "rto"):
-            s = events(results[name], "C1", metric).filter(pl.col("t") <= until)
-            ax.plot(s["t"].to_list(), (s["value"] * 1e3).to_list(), lw=0.6, label=metric.upper())
-        ax.set_xlim(0, until)
-        ax.set_ylim(bottom=0)
-        ax.set_ylabel("time [ms]")
-        ax.set_title(f"{name}: C1, at each Data answering a first transmission", fontsize=9)
-        ax.legend(fontsize=8)
-    axes[-1].set_xlabel("time [s]")
+        labels = plots.labels_for(results[name])
+        for ax, (start, end) in zip(row_axes, ((0.0, RTT_START_S), (0.0, until))):
+            for metric, words in (("rtt", "RTT sample"), ("rto", "RTO after the sample")):
+                s = events(results[name], "C1", metric).filter((pl.col("t") >= start) & (pl.col("t") <= end))
+                (line,) = ax.plot(s["t"].to_list(), (s["value"] * 1e3).to_list(), label=words)
+                handles.setdefault(words, line)
+            ax.set_xlim(start, end)
+            figures.log_scale(ax)
+            ax.set_xlabel("time [s]")
+        row_axes[0].set_ylabel("time [ms]")
+        row_axes[0].set_title(f"{labels.get('C1', 'C1')}: the first {RTT_START_S:g} s")
+        row_axes[1].set_title(f"{labels.get('C1', 'C1')}: the whole download")
+    fig.suptitle("RTT and RTO of C1, at each Data answering a first transmission")
+    figures.figure_legend(fig, list(handles.values()), list(handles))
     plots.write_png(path, fig)
 
 

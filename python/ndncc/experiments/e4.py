@@ -9,13 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .. import (  # noqa: E402
+from .. import (
     Result,
+    figures,
     plots,
 )
 from . import Progress, register  # noqa: E402
@@ -278,24 +274,63 @@ def _ensemble_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
+#: Columns of the window-and-queue figure's small multiples.
+FIGURE_COLUMNS = 2
+
+
+@figures.styled
 def _figure(results: dict[str, Result], path: Path) -> None:
+    """A panel per variant: the consumers' windows (left axis, shared by every panel) and the
+    bottleneck queue (right axis, shared too), over the same time axis."""
     names = list(results)
-    fig, axes = plt.subplots(len(names), 2, figsize=(11, 1.9 * len(names)), sharex=True, squeeze=False)
-    for (ax_w, ax_q), name in zip(axes, names):
+    rows = -(-len(names) // FIGURE_COLUMNS)
+    fig, axes = figures.grid(rows, FIGURE_COLUMNS, panel_width=0.6, panel_height=0.22, sharey=True)
+    handles: dict[str, object] = {}
+    twins = []
+    for ax, name in zip(axes.flat, names):
         res = results[name]
-        for flow in ("C", "C2"):
+        labels = plots.labels_for(res)
+        for n, flow in enumerate(("C", "C2")):
             w = res.series(metric="window", entity=flow).sort("t")
             if w.height:
-                ax_w.plot(w["t"].to_list(), w["value"].to_list(), lw=0.8, label=flow)
-        ax_w.set_ylabel("window")
-        ax_w.set_title(name, fontsize=9)
+                (line,) = ax.plot(
+                    w["t"].to_list(), w["value"].to_list(), color=f"C{n}", label=f"window of {flow}"
+                )
+                handles.setdefault(f"window of {flow}", line)
+        twin = ax.twinx()
+        twins.append(twin)
         q = res.faces(metric="queue_packets", entity=BOTTLENECK).sort("t")
-        ax_q.plot(q["t"].to_list(), q["value"].to_list(), lw=0.8, color="tab:red")
-        ax_q.set_ylabel("queue [pkts]")
-        ax_q.set_title(f"{name}: bottleneck queue", fontsize=9)
+        (line,) = twin.plot(
+            q["t"].to_list(), q["value"].to_list(), color="C3", linewidth=0.6, label=f"queue at {BOTTLENECK}"
+        )
+        handles.setdefault("queue", line)
+        controllers = sorted(
+            {labels[f].split(" (", 1)[1].rstrip(")") for f in ("C", "C2") if " (" in labels.get(f, "")}
+        )
+        ax.set_title(f"{name} ({', '.join(controllers)})" if controllers else name, fontsize="small")
+    for ax in axes.flat[len(names) :]:
+        ax.set_visible(False)
+    for twin in twins[1:]:
+        twin.sharey(twins[0])
+    figures.shared_ylim(twins)
+    figures.shared_ylim(axes)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("window\n[Interests]")
+    for ax, twin in zip(axes.flat, twins):
+        if (
+            list(axes.flat).index(ax) % FIGURE_COLUMNS == FIGURE_COLUMNS - 1
+            or ax is axes.flat[len(names) - 1]
+        ):
+            twin.set_ylabel("queue\n[packets]")
+        else:
+            twin.tick_params(labelright=False)
     for ax in axes[-1]:
         ax.set_xlabel("time [s]")
-    fig.tight_layout()
+    for ax in axes.flat[len(names) - FIGURE_COLUMNS : len(names)]:
+        ax.set_xlabel("time [s]")
+        ax.tick_params(labelbottom=True)
+    fig.suptitle(f"Consumers' windows and the bottleneck queue ({BOTTLENECK}) per variant")
+    figures.figure_legend(fig, list(handles.values()), [h.get_label() for h in handles.values()])
     plots.write_png(path, fig)
 
 

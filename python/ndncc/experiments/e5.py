@@ -15,13 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-from .. import Result, plots, stats  # noqa: E402
+from .. import Result, figures, plots, stats  # noqa: E402
 from . import Progress, register  # noqa: E402
 from ._variants import Variant, row, run_variants, seed_replicas, summary_value  # noqa: E402
 from .claims import Check, Notes, lookup  # noqa: E402
@@ -613,56 +609,80 @@ def _share_series(res: Result, face: str):
     return None
 
 
+#: The paths' settings and the strategies in words, for the figures.
+SETTING_WORDS = {
+    "equal": "equal paths",
+    "diff-delay": "paths of different delay",
+    "diff-bw": "paths of different bandwidth",
+}
+
+
+@figures.styled
 def _multipath_figure(results: dict[str, Result], path: Path) -> None:
+    """The split of R2's Interests over its three upstream faces: a row per path setting, a
+    column per strategy, one shared scale (0 to 1)."""
     settings = list(SETTINGS)
     names = list(STRATEGIES)
-    fig, axes = plt.subplots(
-        len(settings), len(names), figsize=(12, 2.4 * len(settings)), sharex=True, squeeze=False
-    )
+    fig, axes = figures.grid(len(settings), len(names), panel_width=0.4, panel_height=0.25, sharey=True)
+    handles: dict[str, object] = {}
     for i, setting in enumerate(settings):
         for j, name in enumerate(names):
             ax = axes[i, j]
+            ax.set_title(f"{SETTING_WORDS.get(setting, setting)}, {name} strategy", fontsize="small")
             res = results.get(f"multipath-{setting}-{name}")
             if res is None:
                 continue
             for face in UPSTREAM:
                 s = _share_series(res, face)
                 if s is not None:
-                    ax.plot(s["t"].to_list(), s["value"].to_list(), lw=0.8, label=face)
+                    label = f"face {face} (to {face.split('->')[1]})"
+                    (line,) = ax.plot(s["t"].to_list(), s["value"].to_list(), label=label)
+                    handles.setdefault(face, line)
             ax.set_ylim(-0.02, 1.02)
-            ax.set_title(f"{setting}, {name}", fontsize=9)
-    axes[0, 0].legend(fontsize=7)
     for ax in axes[:, 0]:
-        ax.set_ylabel("share at R2")
+        ax.set_ylabel("share of R2's\nInterests [ratio]")
     for ax in axes[-1]:
         ax.set_xlabel("time [s]")
-    fig.tight_layout()
+    fig.suptitle("Interests R2 forwards on each upstream face (PCON: its forwarding percentage)")
+    figures.figure_legend(fig, list(handles.values()), [h.get_label() for h in handles.values()])
     plots.write_png(path, fig)
 
 
+@figures.styled
 def _icp_figure(results: dict[str, Result], path: Path) -> None:
+    """PCON against ICP: each consumer's Data rate (top row, one shared scale) and the split at
+    R2 (bottom row), a column per variant."""
     names = ["pcon", "icp", "icp-hicn-conf"]
-    fig, axes = plt.subplots(2, len(names), figsize=(11, 5.5), sharex=True, squeeze=False)
+    fig, axes = figures.grid(2, len(names), panel_width=0.4, panel_height=0.3, sharey="row")
+    handles: dict[str, object] = {}
     for j, name in enumerate(names):
         res = results.get(name)
+        axes[0, j].set_title(name, fontsize="small")
         if res is None:
             continue
+        labels = plots.labels_for(res)
         for c in CONSUMERS:
             s = res.series(metric="data_received", entity=c).sort("t")
             t, n = s["t"].to_list(), s["value"].to_list()
             rate = [(b - a) * 1024 * 8 / (tb - ta) / 1e6 for a, b, ta, tb in zip(n, n[1:], t, t[1:])]
-            axes[0, j].plot(t[1:], rate, lw=0.6, label=c)
+            (line,) = axes[0, j].plot(t[1:], rate, linewidth=0.6, label=labels.get(c, c))
+            handles.setdefault(f"{j}:{c}", line)
         for face in UPSTREAM:
             s = _share_series(res, face)
             if s is not None:
-                axes[1, j].plot(s["t"].to_list(), s["value"].to_list(), lw=0.8, label=face)
-        axes[0, j].set_title(name, fontsize=9)
-        axes[0, j].set_ylabel("rate [Mbit/s]")
-        axes[1, j].set_ylabel("share at R2")
+                (line,) = axes[1, j].plot(
+                    s["t"].to_list(), s["value"].to_list(), linestyle="--", label=f"face {face} (share)"
+                )
+                handles.setdefault(face, line)
+        axes[0, j].legend(fontsize="x-small", ncols=2)
         axes[1, j].set_xlabel("time [s]")
-    axes[0, 0].legend(fontsize=7)
-    axes[1, 0].legend(fontsize=7)
-    fig.tight_layout()
+    figures.shared_ylim(axes[0])
+    axes[1, 0].set_ylim(-0.02, 1.02)
+    axes[0, 0].set_ylabel("Data rate\n[Mbit/s]")
+    axes[1, 0].set_ylabel("share at R2\n[ratio]")
+    fig.suptitle("PCON against ICP: consumers' Data rates and the split at R2")
+    faces = [h for k, h in handles.items() if k in UPSTREAM]
+    figures.figure_legend(fig, faces, [h.get_label() for h in faces])
     plots.write_png(path, fig)
 
 
