@@ -17,6 +17,7 @@ pub mod api;
 pub mod app;
 pub mod bench;
 pub mod cc;
+pub mod ctx;
 pub mod event_queue;
 pub mod face;
 pub mod forwarder;

@@ -379,8 +379,8 @@ impl LinkService for LossDetect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx::NodeAction;
     use crate::ids::{FaceId, NameId};
-    use crate::module::NodeAction;
     use crate::packet::{Name, NdnKind};
     use crate::queue::nfd_mark::DecideAt;
     use crate::queue::{NfdMarkConfig, QueueConfig};

@@ -326,8 +326,8 @@ impl RouterModule for HbhShaper {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx::NodeAction;
     use crate::module::testkit::{interest, two_nodes, A_TO_B};
-    use crate::module::NodeAction;
     use crate::world::World;
 
     const R: f64 = 1100.0 / 40.0;

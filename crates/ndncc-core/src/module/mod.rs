@@ -32,25 +32,12 @@ pub(crate) mod testkit;
 
 pub use config::ModuleConfig;
 
+use crate::ctx::{NodeAction, WakeRequest, WakeSlot};
 use crate::face::Face;
 use crate::ids::{FaceId, NodeId};
 use crate::packet::{NackReason, Packet};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
-
-/// Something a router component asks its node to do once its hook returns. The world carries
-/// these out in order, after the hook, never by a nested call.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum NodeAction {
-    /// Put `packet` on `face`: through the face's link service and queue onto its link, or to
-    /// the application on an application face. It bypasses the forwarder.
-    Send { face: FaceId, packet: Packet },
-    /// Hand `packet` to the node's forwarding as if it had arrived on `face`.
-    Receive { face: FaceId, packet: Packet },
-    /// An Interest that a module held (`InterestVerdict::Hold`) for `face` is refused: the
-    /// forwarder handles it as a NACK with `reason` from that face.
-    Refuse { face: FaceId, interest: Packet, reason: NackReason },
-}
 
 /// What a module sees of its node when a hook runs, and what it may ask of it.
 pub struct ModuleCtx<'a> {
@@ -64,7 +51,7 @@ pub struct ModuleCtx<'a> {
     /// The module's own random stream (from the run's seed and the module's node and position).
     pub rng: &'a mut SimRng,
     actions: &'a mut Vec<NodeAction>,
-    wake: Option<SimTime>,
+    wake: WakeRequest,
 }
 
 impl<'a> ModuleCtx<'a> {
@@ -76,7 +63,7 @@ impl<'a> ModuleCtx<'a> {
         rng: &'a mut SimRng,
         actions: &'a mut Vec<NodeAction>,
     ) -> ModuleCtx<'a> {
-        ModuleCtx { now, node, node_faces, faces, rng, actions, wake: None }
+        ModuleCtx { now, node, node_faces, faces, rng, actions, wake: WakeRequest::default() }
     }
     /// Send `packet` on `face` (see [`NodeAction::Send`]).
     pub fn send(&mut self, face: FaceId, packet: Packet) {
@@ -93,10 +80,10 @@ impl<'a> ModuleCtx<'a> {
     /// Ask for `on_wake` at `t` (or the node's next clock tick after it). Only the earliest
     /// pending request counts; a module re-asks every time it runs.
     pub fn wake_at(&mut self, t: SimTime) {
-        self.wake = Some(self.wake.map_or(t, |w| w.min(t)));
+        self.wake.at(t);
     }
     pub fn requested_wake(&self) -> Option<SimTime> {
-        self.wake
+        self.wake.get()
     }
 }
 
@@ -158,12 +145,11 @@ pub trait RouterModule: Send {
 pub struct ModuleSlot {
     pub module: Box<dyn RouterModule>,
     pub rng: SimRng,
-    pub(crate) wake_at: Option<SimTime>,
-    pub(crate) wake_gen: u32,
+    pub(crate) wake: WakeSlot,
 }
 
 impl ModuleSlot {
     pub fn new(module: Box<dyn RouterModule>, rng: SimRng) -> ModuleSlot {
-        ModuleSlot { module, rng, wake_at: None, wake_gen: 0 }
+        ModuleSlot { module, rng, wake: WakeSlot::default() }
     }
 }

@@ -99,13 +99,8 @@ impl World {
         if let Some(t) = wake {
             let node = self.faces[face.idx()].node;
             let t = self.nodes[node.idx()].align(t.max(now));
-            if let Some(slot) = self.faces[face.idx()].link_service.as_mut() {
-                if slot.wake_at.is_none_or(|w| t < w) {
-                    slot.wake_gen = slot.wake_gen.wrapping_add(1);
-                    slot.wake_at = Some(t);
-                    let gen = slot.wake_gen;
-                    self.schedule(t, Event::LinkServiceWake { face, gen });
-                }
+            if let Some(gen) = self.faces[face.idx()].link_service.as_mut().and_then(|slot| slot.wake.request(t)) {
+                self.schedule(t, Event::LinkServiceWake { face, gen });
             }
         }
         self.apply_actions(&mut actions);
@@ -115,10 +110,9 @@ impl World {
 
     pub(super) fn on_link_service_wake(&mut self, face: FaceId, gen: u32) {
         let Some(slot) = self.faces[face.idx()].link_service.as_mut() else { return };
-        if slot.wake_gen != gen {
+        if !slot.wake.fire(gen) {
             return;
         }
-        slot.wake_at = None;
         self.call_link_service(face, |s, ctx| s.on_wake(ctx));
     }
 

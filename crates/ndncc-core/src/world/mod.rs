@@ -23,12 +23,13 @@ pub use builder::{LinkParams, WorldBuilder};
 pub use probe::{jain_index, FlowKey};
 
 use crate::app::{AppCtx, Application, Conservation, IdlePolls};
+use crate::ctx::{NodeAction, WakeSlot};
 use crate::event_queue::EventQueue;
 use crate::face::{Face, FaceKind};
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
-use crate::module::{ModuleCtx, ModuleSlot, NodeAction};
+use crate::module::{ModuleCtx, ModuleSlot};
 use crate::names::NameTable;
 use crate::packet::{Header, Packet};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
@@ -189,8 +190,7 @@ pub struct AppSlot {
 /// line here rather than the app's slot and its node's.
 #[derive(Clone, Copy, Debug, Default)]
 struct AppWaker {
-    wake_at: Option<SimTime>,
-    wake_gen: u32,
+    wake: WakeSlot,
     /// The world ran idle polls since the app's last hook: hand it its poll clock back first.
     polled: bool,
     /// What the app promised as its last hook returned: wake-ups before `until` are idle polls,
@@ -490,8 +490,7 @@ impl World {
             Event::AppStop { app } => self.call_app(app, |a, ctx| a.on_stop(ctx)),
             Event::AppWake { app, gen } => {
                 let waker = &mut self.wakers[app.idx()];
-                if waker.wake_gen == gen {
-                    waker.wake_at = None;
+                if waker.wake.fire(gen) {
                     let now = self.queue.now();
                     match waker.idle.as_mut().filter(|idle| self.shortcuts && now < idle.until) {
                         Some(idle) => {
@@ -510,8 +509,7 @@ impl World {
             Event::ModuleTick { node, module } => self.on_module_tick(node, module),
             Event::ModuleWake { node, module, gen } => {
                 let slot = &mut self.nodes[node.idx()].modules[module as usize];
-                if slot.wake_gen == gen {
-                    slot.wake_at = None;
+                if slot.wake.fire(gen) {
                     self.call_module(node, module as usize, |m, ctx| m.on_wake(ctx));
                 }
             }
@@ -555,10 +553,7 @@ impl World {
         let waker = &mut self.wakers[app.idx()];
         // As `Node::align` on the app's node.
         let t = t.max(now).ceil_to_edge(waker.tick, waker.phase);
-        if waker.wake_at.is_none_or(|w| t < w) {
-            waker.wake_gen = waker.wake_gen.wrapping_add(1);
-            waker.wake_at = Some(t);
-            let gen = waker.wake_gen;
+        if let Some(gen) = waker.wake.request(t) {
             self.schedule(t, Event::AppWake { app, gen });
         }
     }
@@ -622,11 +617,7 @@ impl World {
         let now = self.now();
         let n = &mut self.nodes[node.idx()];
         let t = n.align(t.max(now));
-        let slot = &mut n.modules[module];
-        if slot.wake_at.is_none_or(|w| t < w) {
-            slot.wake_gen = slot.wake_gen.wrapping_add(1);
-            slot.wake_at = Some(t);
-            let gen = slot.wake_gen;
+        if let Some(gen) = n.modules[module].wake.request(t) {
             self.schedule(t, Event::ModuleWake { node, module: module as u32, gen });
         }
     }
