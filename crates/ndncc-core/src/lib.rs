@@ -18,6 +18,7 @@ pub mod app;
 pub mod bench;
 pub mod cc;
 pub mod ctx;
+pub mod egress;
 pub mod event_queue;
 pub mod face;
 pub mod forwarder;

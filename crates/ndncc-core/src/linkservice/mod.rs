@@ -21,7 +21,7 @@ pub mod loss_detect;
 pub use config::LinkServiceConfig;
 
 use crate::ctx::{NodeAction, WakeRequest, WakeSlot};
-use crate::face::Egress;
+use crate::egress::Egress;
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::rng::SimRng;

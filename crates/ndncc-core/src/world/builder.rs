@@ -10,8 +10,9 @@ use crate::app::tcp::{
 };
 use crate::app::udp::{CbrParams, CbrSource, UdpSink};
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
+use crate::egress::{Egress, Underlay};
 use crate::event_queue::EventQueue;
-use crate::face::{Egress, Face, FaceCounters, FaceKind, Underlay};
+use crate::face::{Face, FaceCounters, FaceKind};
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
