@@ -13,13 +13,14 @@ use std::collections::VecDeque;
 
 use ndncc_core::app::Controller;
 use ndncc_core::cc::window::{PconConfig, WindowConfig};
+use ndncc_core::face_selection::FaceSelection;
 use ndncc_core::ids::FaceId;
+use ndncc_core::instantiate;
 use ndncc_core::module::{InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::Packet;
 use ndncc_core::queue::{AnyQueue, Dequeued, DropTailConfig, QueueConfig, QueueDisc, Verdict};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
-use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 
 /// Step marking: mark a departing packet while `threshold` or more packets wait behind it.
@@ -144,10 +145,11 @@ fn dumbbell(duration: SimDuration, bottleneck_queue: Option<AnyQueue>) -> World 
             b.add_route(from, &prefix, face, 1);
         }
         let (pn, cn) = (format!("P{i}"), format!("C{i}"));
-        b.add_producer(&pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
+        instantiate::add_producer(&mut b, &pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
         // The spec's own window is replaced by the controller given here.
         let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()));
-        b.add_consumer_with(&cn, &consumer, Controller::Window(pcon.build())).expect("a node of the world");
+        instantiate::add_consumer_with(&mut b, &cn, &consumer, Controller::Window(pcon.build()))
+            .expect("a node of the world");
     }
     let mut world = b.build();
     if let Some(q) = bottleneck_queue {

@@ -21,6 +21,7 @@ pub mod ctx;
 pub mod egress;
 pub mod event_queue;
 pub mod face;
+pub mod face_selection;
 pub mod forwarder;
 pub mod histogram;
 pub mod ids;

@@ -31,6 +31,8 @@ use std::sync::OnceLock;
 use ndncc_core::app::Controller;
 use ndncc_core::cc::rate::{AimdRate, AimdRateConfig, MirccRate, MirccRateConfig};
 use ndncc_core::cc::rate::{ConstantRateConfig, RateConfig};
+use ndncc_core::face_selection::FaceSelection;
+use ndncc_core::instantiate;
 use ndncc_core::module::interest_limit::{InterestLimit, InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::{Mircc, MirccConfig};
 use ndncc_core::module::RouterModule;
@@ -39,7 +41,6 @@ use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::{Bytes, Duration};
-use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 
 const TICKS_MS: [u64; 4] = [100, 250, 500, 750];
@@ -155,10 +156,12 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
     }
     for (name, prefix) in [("P1", "/p1"), ("P2", "/p2")] {
         let spec = ProducerSpec { payload: Bytes(1200), overhead: Some(Bytes(50)), ..ProducerSpec::new(name, prefix) };
-        b.add_producer(name, &spec).expect("a node of the world");
+        instantiate::add_producer(&mut b, name, &spec).expect("a node of the world");
     }
-    b.add_consumer_with("C1", &consumer("C1", "/p1", smoothing, 1, 10), controller(scheme)).expect("a node");
-    b.add_consumer_with("C2", &consumer("C2", "/p2", smoothing, 3, 8), controller(scheme)).expect("a node");
+    instantiate::add_consumer_with(&mut b, "C1", &consumer("C1", "/p1", smoothing, 1, 10), controller(scheme))
+        .expect("a node");
+    instantiate::add_consumer_with(&mut b, "C2", &consumer("C2", "/p2", smoothing, 3, 8), controller(scheme))
+        .expect("a node");
     b.build()
 }
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use ndncc_core::app::{AppCtx, Application};
 use ndncc_core::cc::window::{FixedWindowConfig, WindowConfig};
 use ndncc_core::ids::{FaceId, NodeId};
+use ndncc_core::instantiate;
 use ndncc_core::linkservice::{LinkCtx, LinkService};
 use ndncc_core::module::{Intake, InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::{Header, Ip, Mcast, McastKind, Packet, Transport, Udp};
@@ -107,8 +108,8 @@ fn shared_bottleneck(udp_count: u64) -> (World, Arc<Mutex<TapLog>>) {
     b.add_route(r, "/p", rp, 1);
     b.add_ip_route(c, p, cr);
     b.add_ip_route(r, p, rp);
-    b.add_producer("P", &producer("P")).unwrap();
-    b.add_consumer("C", &consumer("C", None, 20.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", None, 20.0)).unwrap();
     let tx = UdpSender {
         me: c,
         dst: p,
@@ -398,8 +399,8 @@ fn an_interest_held_by_a_module_leaves_when_released_and_the_rtt_grows_by_the_ho
         let (cr, rp) = (b.face_between(c, r).unwrap(), b.face_between(r, p).unwrap());
         b.add_route(c, "/p", cr, 1);
         b.add_route(r, "/p", rp, 1);
-        b.add_producer("P", &producer("P")).unwrap();
-        b.add_consumer("C", &consumer("C", None, 1.0)).unwrap();
+        instantiate::add_producer(&mut b, "P", &producer("P")).unwrap();
+        instantiate::add_consumer(&mut b, "C", &consumer("C", None, 1.0)).unwrap();
         if delay_ms > 0 {
             let d = Delayer { delay: SimDuration::from_millis(delay_ms), held: Default::default() };
             b.add_module(r, Box::new(d));
@@ -455,8 +456,8 @@ fn a_link_service_acknowledges_frames_with_frames_that_use_the_link_and_never_re
     b.add_link("C-P", c, p, l.clone(), l).unwrap();
     let (cp, pc) = (b.face_between(c, p).unwrap(), b.face_between(p, c).unwrap());
     b.add_route(c, "/p", cp, 1);
-    b.add_producer("P", &producer("P")).unwrap();
-    b.add_consumer("C", &consumer("C", Some(100), 4.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", Some(100), 4.0)).unwrap();
     let (acked_c, acked_p) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
     b.set_link_service(cp, Box::new(Acker { next_seq: 0, acked: acked_c.clone() })).unwrap();
     b.set_link_service(pc, Box::new(Acker { next_seq: 0, acked: acked_p.clone() })).unwrap();

@@ -5,11 +5,11 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 
 use super::{PcapNgWriter, PcapSpec};
+use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::face::FaceKind;
 use crate::ids::FaceId;
 use crate::names::components;
 use crate::packet::{Header, NdnKind, Packet};
-use crate::scenario::DEFAULT_PAYLOAD_BYTES;
 use crate::tap::{PacketTap, TapPoint};
 use crate::time::SimTime;
 use crate::wire::ip::{ipv4, mac, write_ethernet, IpFrame, ETHERTYPE_IPV4};

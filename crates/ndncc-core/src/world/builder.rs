@@ -4,15 +4,13 @@
 use std::collections::VecDeque;
 
 use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
-use crate::app::consumer::{self, ObjectParams};
-use crate::app::tcp::{
-    Ns2TcpParams, Ns2TcpSender, TcpProfile, TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams,
-};
-use crate::app::udp::{CbrParams, CbrSource, UdpSink};
+use crate::app::consumer;
+use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
 use crate::egress::{Egress, Underlay};
 use crate::event_queue::EventQueue;
 use crate::face::{Face, FaceCounters, FaceKind};
+use crate::face_selection::FaceSelection;
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
@@ -24,7 +22,6 @@ use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
-use crate::scenario::{CbrSpec, ConsumerSpec, Control, MulticastSpec, ProducerSpec, TcpSpec, DEFAULT_PAYLOAD_BYTES};
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -60,14 +57,6 @@ impl LinkParams {
         self.loss = l;
         self
     }
-}
-
-/// Which faces get fixed-interval samples.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FaceSelection {
-    All,
-    None,
-    Named(Vec<String>),
 }
 
 pub struct WorldBuilder {
@@ -341,19 +330,19 @@ impl WorldBuilder {
         (id, face)
     }
 
-    fn node_named(&self, what: &str, node: &str) -> Result<NodeId, String> {
+    /// The node called `node`, or an error naming `what` asked for it.
+    pub fn node_named(&self, what: &str, node: &str) -> Result<NodeId, String> {
         self.node_by_name(node).ok_or_else(|| format!("{what}: '{node}' is not a node of this world"))
     }
 
-    /// The producer app `name` as `spec` describes it: on node `spec.node`, serving
-    /// `spec.prefix`; installs the FIB route to its app face (cost 0).
-    pub fn add_producer(&mut self, name: &str, spec: &ProducerSpec) -> Result<AppId, String> {
-        let node = self.node_named(&format!("app {name}"), &spec.node)?;
-        let params = ProducerParams::from_spec(name, spec);
-        self.producers.entry(crate::names::canonical(&spec.prefix)).or_insert(params.payload);
-        let (id, face) = self.add_app(name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
-        self.add_route(node, &spec.prefix, face, 0);
-        Ok(id)
+    /// The producer `params.name` on `node`, serving `prefix`; installs the FIB route to its
+    /// app face (cost 0). The first producer of a prefix sets the payload its consumers count.
+    pub fn add_producer(&mut self, node: NodeId, prefix: &str, params: ProducerParams) -> AppId {
+        self.producers.entry(crate::names::canonical(prefix)).or_insert(params.payload);
+        let name = params.name.clone();
+        let (id, face) = self.add_app(&name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
+        self.add_route(node, prefix, face, 0);
+        id
     }
 
     /// Payload of the Data answering names under `prefix`: that of the producer added with the
@@ -370,35 +359,20 @@ impl WorldBuilder {
         DEFAULT_PAYLOAD_BYTES as u32
     }
 
-    /// The consumer app `name` as `spec` describes it, under the controller its `window` or
-    /// `rate` table builds.
-    pub fn add_consumer(&mut self, name: &str, spec: &ConsumerSpec) -> Result<AppId, String> {
-        let ctl = match spec.control() {
-            Some(Control::Window(w)) => Controller::Window(w.build()),
-            Some(Control::Rate(r)) => Controller::Rate(r.build()),
-            None => return Err(format!("app {name}: a consumer needs exactly one of `window` or `rate`")),
-        };
-        self.add_consumer_with(name, spec, ctl)
-    }
-
-    /// The consumer app `name` as `spec` describes it, under a controller of the caller's (a
-    /// user plug-in); `spec.window` and `spec.rate` are ignored.
-    pub fn add_consumer_with(&mut self, name: &str, spec: &ConsumerSpec, ctl: Controller) -> Result<AppId, String> {
-        let node = self.node_named(&format!("app {name}"), &spec.node)?;
-        let prefix = self.names.intern(&spec.prefix);
-        let payload = self.payload_for(&spec.prefix);
-        let mut params = ConsumerParams::from_spec(name, spec, prefix, payload);
-        params.objects = ObjectParams::from_spec(name, spec, payload, self.seed);
+    /// The consumer `params.name` on `node` under `ctl`, from `start` until `stop`. Its random
+    /// stream is `app:NAME`.
+    pub fn add_consumer(
+        &mut self,
+        node: NodeId,
+        params: ConsumerParams,
+        ctl: Controller,
+        start: SimTime,
+        stop: Option<SimTime>,
+    ) -> AppId {
+        let name = params.name.clone();
         let rng = stream(self.seed, &format!("app:{name}"));
         let app = consumer::build(params, ctl, rng, &mut self.recorder);
-        // The jitter has a stream of its own, so it moves no other draw of the consumer.
-        let jitter = match spec.start_jitter.get().nanos() {
-            0 => SimDuration::ZERO,
-            j => SimDuration(crate::rng::below(&mut stream(self.seed, &format!("app:{name}:start")), j)),
-        };
-        let start = SimTime::ZERO + spec.start.get() + jitter;
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        Ok(self.add_app(name, node, app, start, stop).0)
+        self.add_app(&name, node, app, start, stop).0
     }
 
     /// Any application (a user plug-in).
@@ -413,156 +387,9 @@ impl WorldBuilder {
         self.add_app(name, node, app, start, stop).0
     }
 
-    /// A TCP flow `name` as `spec` describes it: the sender on `spec.node` (reported as `name`),
-    /// the receiver on `spec.to` (as `name-sink`), each bound to a port of its own. IP routes
-    /// between the two nodes must be installed (`add_ip_route`, or `install_ip_routes`).
-    pub fn add_tcp_flow(&mut self, name: &str, spec: &TcpSpec) -> Result<(AppId, AppId), String> {
-        let me = self.node_named(&format!("app {name}"), &spec.node)?;
-        let to = self.node_named(&format!("app {name}"), &spec.to)?;
-        let (src_port, dst_port) = self.flow_ports();
-        let mss = u32::try_from(spec.mss.0).map_err(|_| format!("app {name}: mss is too large"))?;
-        let ns2 = match spec.profile {
-            TcpProfile::Ns2(cfg) => Some(cfg),
-            _ => None,
-        };
-        let tx: Box<dyn Application> = match ns2 {
-            Some(cfg) => {
-                let params = Ns2TcpParams {
-                    name: name.to_owned(),
-                    me,
-                    dst: to,
-                    src_port,
-                    dst_port,
-                    mss,
-                    bytes: spec.bytes.map(|b| b.0),
-                    cfg,
-                };
-                Box::new(Ns2TcpSender::new(params, &mut self.recorder))
-            }
-            None => {
-                let params = TcpSenderParams {
-                    name: name.to_owned(),
-                    me,
-                    dst: to,
-                    src_port,
-                    dst_port,
-                    mss,
-                    initial_window: spec.initial_window,
-                    bytes: spec.bytes.map(|b| b.0),
-                    ecn: spec.ecn,
-                    rtt: spec.rtt,
-                };
-                Box::new(TcpSender::new(params, spec.cc.build(), &mut self.recorder))
-            }
-        };
-        // NS-2's TCPSink acknowledges every packet at once.
-        let (ack_every, delayed_ack_timeout) = match ns2 {
-            Some(_) => (1, SimDuration::ZERO),
-            None => (spec.ack_every, spec.delayed_ack_timeout.get()),
-        };
-        let receiver = TcpReceiverParams {
-            name: format!("{name}-sink"),
-            me: to,
-            src: me,
-            port: dst_port,
-            peer_port: src_port,
-            ack_every,
-            delayed_ack_timeout,
-            mss,
-        };
-        let rx: Box<dyn Application> = Box::new(TcpReceiver::new(receiver, &mut self.recorder));
-        let start = SimTime::ZERO + spec.start.get();
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        let tx_id = self.add_app(name, me, tx, start, stop).0;
-        let rx_id = self.add_app(&format!("{name}-sink"), to, rx, SimTime::ZERO, None).0;
-        self.bind_port(tx_id, src_port)?;
-        self.bind_port(rx_id, dst_port)?;
-        self.ip_hosts.extend([me, to]);
-        Ok((tx_id, rx_id))
-    }
-
-    /// A constant-bit-rate UDP flow `name`: the source on `spec.node` (reported as `name`), the
-    /// sink on `spec.to` (as `name-sink`).
-    pub fn add_cbr_flow(&mut self, name: &str, spec: &CbrSpec) -> Result<(AppId, AppId), String> {
-        let me = self.node_named(&format!("app {name}"), &spec.node)?;
-        let to = self.node_named(&format!("app {name}"), &spec.to)?;
-        let (src_port, dst_port) = self.flow_ports();
-        let payload = u32::try_from(spec.packet_size.0).map_err(|_| format!("app {name}: packet_size is too large"))?;
-        let per_s = spec.rate.bps() as f64 / (8.0 * f64::from(payload.max(1)));
-        let params = CbrParams {
-            name: name.to_owned(),
-            me,
-            dst: to,
-            src_port,
-            dst_port,
-            payload,
-            interval: SimDuration::from_secs_f64(1.0 / per_s),
-            ecn: spec.ecn,
-        };
-        let sink = UdpSink::new(&format!("{name}-sink"), payload, &mut self.recorder);
-        let start = SimTime::ZERO + spec.start.get();
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        let tx_id = self.add_app(name, me, Box::new(CbrSource::new(params)), start, stop).0;
-        let rx_id = self.add_app(&format!("{name}-sink"), to, Box::new(sink), SimTime::ZERO, None).0;
-        self.bind_port(rx_id, dst_port)?;
-        self.ip_hosts.extend([me, to]);
-        Ok((tx_id, rx_id))
-    }
-
-    /// A multicast group `name` as `spec` describes it: the source on `spec.node` (reported as
-    /// `name`), a receiver on each of `spec.receivers` (as `name-NODE`), and the group's tree
-    /// along shortest paths (fewest links; ties to the link added first) from the source.
-    pub fn add_multicast(&mut self, name: &str, spec: &MulticastSpec, group: u32) -> Result<(), String> {
-        use crate::app::mcast::{receiver::McastReceiverParams, McastReceiver, McastSource, McastSourceParams};
-        let src = self.node_named(&format!("app {name}"), &spec.node)?;
-        let packet_size =
-            u32::try_from(spec.packet_size.0).map_err(|_| format!("app {name}: packet_size is too large"))?;
-        let feedback_size =
-            u32::try_from(spec.feedback_size.0).map_err(|_| format!("app {name}: feedback_size is too large"))?;
-        let start = SimTime::ZERO + spec.start.get();
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        let params = McastSourceParams {
-            name: name.to_owned(),
-            me: src,
-            group,
-            packet_size,
-            initial_rtt: spec.initial_rtt.get(),
-        };
-        let source = McastSource::new(params, spec.control.build(), &mut self.recorder);
-        let (_, src_face) = self.add_app(name, src, Box::new(source), start, stop);
-        self.add_mcast_route(src, group, None, Some(src_face));
-        let parent = self.shortest_path_tree(src);
-        let cycle_rtts = spec.control.receiver_cycle_rtts();
-        for r in &spec.receivers {
-            let me = self.node_named(&format!("app {name}"), r)?;
-            if parent[me.idx()].is_none() && me != src {
-                return Err(format!("app {name}: no link path leads from {} to {r}", spec.node));
-            }
-            // The receiver's access link: its face towards its parent in the tree.
-            let access_bps = parent[me.idx()]
-                .and_then(|(up, _)| self.faces[up.idx()].egress.as_ref().map(|e| e.bandwidth_bps as f64))
-                .unwrap_or(f64::INFINITY);
-            let rname = format!("{name}-{r}");
-            let p = McastReceiverParams { name: rname.clone(), me, group, access_bps, feedback_size, cycle_rtts };
-            let rng = stream(self.seed, &format!("mcast-receiver:{rname}"));
-            let rx = McastReceiver::new(p, spec.control.reporting(rng), &mut self.recorder);
-            let (_, face) = self.add_app(&rname, me, Box::new(rx), SimTime::ZERO, None);
-            self.add_mcast_route(me, group, None, Some(face));
-            // Walk up to the source, installing each hop once.
-            let mut node = me;
-            while let Some((up, down)) = parent[node.idx()] {
-                self.add_mcast_route(node, group, Some(up), None);
-                let above = self.faces[down.idx()].node;
-                self.add_mcast_route(above, group, None, Some(down));
-                node = above;
-            }
-        }
-        Ok(())
-    }
-
     /// For each node, its (face towards its parent, the parent's face towards it) in the
     /// breadth-first tree from `root` over link faces; `None` for the root and unreachable nodes.
-    fn shortest_path_tree(&self, root: NodeId) -> Vec<Option<(FaceId, FaceId)>> {
+    pub fn shortest_path_tree(&self, root: NodeId) -> Vec<Option<(FaceId, FaceId)>> {
         let mut parent: Vec<Option<(FaceId, FaceId)>> = vec![None; self.nodes.len()];
         let mut seen = vec![false; self.nodes.len()];
         seen[root.idx()] = true;
@@ -582,9 +409,14 @@ impl WorldBuilder {
     }
 
     /// A fresh (source, destination) pair of ports for a flow: unique across the world.
-    fn flow_ports(&mut self) -> (u16, u16) {
+    pub fn flow_ports(&mut self) -> (u16, u16) {
         self.next_port = self.next_port.wrapping_add(2).max(1024);
         (self.next_port, self.next_port.wrapping_add(1))
+    }
+
+    /// Note that `node` sends or receives IP traffic.
+    pub fn add_ip_host(&mut self, node: NodeId) {
+        self.ip_hosts.push(node);
     }
 
     /// The nodes that send or receive IP traffic (the destinations `install_ip_routes` needs).
@@ -611,6 +443,19 @@ impl WorldBuilder {
                 }
             }
         }
+    }
+
+    /// The root seed of the world's random streams.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The node `face` belongs to.
+    pub fn face_node(&self, face: FaceId) -> NodeId {
+        self.faces[face.idx()].node
+    }
+    /// The bandwidth `face` transmits at [bit/s]; `None` for an application face.
+    pub fn face_bandwidth_bps(&self, face: FaceId) -> Option<u64> {
+        self.faces[face.idx()].egress.as_ref().map(|e| e.bandwidth_bps)
     }
 
     /// The face application `app` is attached by.
@@ -653,7 +498,7 @@ impl WorldBuilder {
             let pick = match &self.face_selection {
                 FaceSelection::All => true,
                 FaceSelection::None => false,
-                FaceSelection::Named(v) => v.contains(&f.name),
+                FaceSelection::List(v) => v.contains(&f.name),
             };
             if pick {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
