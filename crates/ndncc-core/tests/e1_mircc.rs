@@ -182,7 +182,7 @@ fn summary(w: &World, entity: &str, metric: &str) -> f64 {
 
 /// A consumer's cumulative `interests_sent` sample at `t` seconds.
 fn sent_at(w: &World, entity: &str, t: f64) -> f64 {
-    let rec = &w.recorder;
+    let rec = &w.recorder();
     let e = rec.entity_names().iter().position(|n| n == entity).unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "interests_sent").unwrap() as u32;
     let at = SimTime::from_secs_f64(t).0;
@@ -278,13 +278,13 @@ fn an_e1_run_is_repeatable_and_records_the_routers_rates() {
         let mut w = e1_world(Scheme::Mircc { beta: None }, 250, true);
         w.run(SimDuration::ZERO, &mut |_| true);
         let values = |c: &ndncc_core::recorder::Columns| c.rows().map(|r| r.3).collect::<Vec<_>>();
-        (values(&w.recorder.series), values(&w.recorder.faces), w.counters.events)
+        (values(&w.recorder().series), values(&w.recorder().faces), w.counters().events)
     };
     assert_eq!(columns(), columns());
     // R(t) of the bottleneck face, sampled every 100 ms once MIRCC has updated it.
     let mut w = e1_world(Scheme::Mircc { beta: None }, 100, false);
     w.run(SimDuration::ZERO, &mut |_| true);
-    let rec = &w.recorder;
+    let rec = &w.recorder();
     let e = rec.entity_names().iter().position(|n| n == "R1->R2").unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "mircc_rate").unwrap() as u32;
     let rates: Vec<f64> = rec.faces.rows().filter(|r| r.1 == e && r.2 == m).map(|r| r.3).collect();

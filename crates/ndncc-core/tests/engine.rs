@@ -78,13 +78,13 @@ fn serialisation_and_propagation_delays_add_up_to_the_first_rtt() {
 }
 
 fn column_hash(w: &World) -> u64 {
-    let s = &w.recorder.series;
-    let f = &w.recorder.faces;
+    let s = &w.recorder().series;
+    let f = &w.recorder().faces;
     let mut text = String::new();
     for (t, entity, metric, value) in s.rows().chain(f.rows()) {
         text.push_str(&format!("{t} {entity} {metric} {value:e};"));
     }
-    stable_hash(&text) ^ w.counters.events
+    stable_hash(&text) ^ w.counters().events
 }
 
 fn lossy_world(seed: u64) -> World {

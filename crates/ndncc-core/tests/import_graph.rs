@@ -105,7 +105,7 @@ fn without_tests(code: &str) -> (String, Vec<String>) {
         let brace = after.find('{');
         let semi = after.find(';');
         match (brace, semi) {
-            (b, Some(s)) if b.is_none_or(|b| s < b) => {
+            (_, Some(s)) if brace.is_none_or(|b| s < b) => {
                 // `mod name;` (a file of its own) or another one-line item.
                 let item = after[..s].trim();
                 if let Some(name) = item.split_whitespace().skip_while(|w| *w != "mod").nth(1) {
@@ -131,7 +131,7 @@ fn without_tests(code: &str) -> (String, Vec<String>) {
                 }
                 rest = &after[end..];
             }
-            (None, None) => rest = "",
+            _ => rest = "",
         }
     }
     out.push_str(rest);

@@ -328,7 +328,7 @@ mod tests {
     use super::*;
     use crate::ctx::NodeAction;
     use crate::module::testkit::{interest, two_nodes, A_TO_B};
-    use crate::world::World;
+    use crate::world::Network;
 
     const R: f64 = 1100.0 / 40.0;
 
@@ -373,7 +373,7 @@ mod tests {
     }
 
     /// Run `f` with node A's context at `ns`; returns what it asked to send and its wake-up.
-    fn at<R>(w: &mut World, ns: u64, f: impl FnOnce(&mut ModuleCtx) -> R) -> (R, Vec<Packet>, Option<SimTime>) {
+    fn at<R>(w: &mut Network, ns: u64, f: impl FnOnce(&mut ModuleCtx) -> R) -> (R, Vec<Packet>, Option<SimTime>) {
         let (mut rng, mut actions) = (crate::rng::stream(1, "module"), Vec::new());
         let mut ctx =
             ModuleCtx::new(SimTime(ns), crate::ids::NodeId(0), &w.nodes[0].faces, &mut w.faces, &mut rng, &mut actions);

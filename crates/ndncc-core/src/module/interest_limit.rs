@@ -201,7 +201,7 @@ impl RouterModule for InterestLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::World;
+    use crate::world::Network;
 
     const MS: u64 = 1_000_000;
 
@@ -235,7 +235,7 @@ mod tests {
             InterestLimitConfig { mode: LimitMode::Rate, limit: Some(100.0), depth: Some(3.0), ..Default::default() };
         let mut m = InterestLimit::new(&cfg);
         let mut w = two_nodes();
-        let mut send = |w: &mut World, ms| with_ctx(w, ms, |ctx| m.on_interest_out(ctx, A_TO_B, &mut interest(0)));
+        let mut send = |w: &mut Network, ms| with_ctx(w, ms, |ctx| m.on_interest_out(ctx, A_TO_B, &mut interest(0)));
         for _ in 0..3 {
             assert_eq!(send(&mut w, 0), InterestVerdict::Send);
         }

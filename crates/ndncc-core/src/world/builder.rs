@@ -3,7 +3,9 @@
 
 use std::collections::VecDeque;
 
-use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
+use super::engine::{Actor, Engine, Scratch, Watchdog};
+use super::sampling::{FaceMetricIds, Sampling};
+use super::{AppSlot, Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer;
 use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
@@ -17,7 +19,6 @@ use crate::ids::{AppId, FaceId, LinkId, NodeId};
 use crate::linkservice::{LinkService, LinkServiceSlot};
 use crate::loss::LossConfig;
 use crate::module::{ModuleSlot, RouterModule};
-use crate::names::NameTable;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
@@ -62,11 +63,7 @@ impl LinkParams {
 pub struct WorldBuilder {
     seed: u64,
     duration: SimDuration,
-    names: NameTable,
-    nodes: Vec<Node>,
-    faces: Vec<Face>,
-    links: Vec<Link>,
-    apps: Vec<AppSlot>,
+    net: Network,
     recorder: Recorder,
     sample_interval: Option<SimDuration>,
     face_selection: FaceSelection,
@@ -87,11 +84,7 @@ impl WorldBuilder {
         WorldBuilder {
             seed,
             duration,
-            names: NameTable::default(),
-            nodes: Vec::new(),
-            faces: Vec::new(),
-            links: Vec::new(),
-            apps: Vec::new(),
+            net: Network::default(),
             recorder: Recorder::new(true),
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
@@ -120,9 +113,9 @@ impl WorldBuilder {
     }
 
     pub fn add_node(&mut self, name: &str) -> NodeId {
-        let id = NodeId(self.nodes.len() as u32);
+        let id = NodeId(self.net.nodes.len() as u32);
         self.node_index.entry(name.to_owned()).or_insert(id);
-        self.nodes.push(Node {
+        self.net.nodes.push(Node {
             id,
             name: name.to_owned(),
             faces: Vec::new(),
@@ -147,35 +140,35 @@ impl WorldBuilder {
         self.node_index.get(name).copied()
     }
     pub fn node_name(&self, id: NodeId) -> &str {
-        &self.nodes[id.idx()].name
+        &self.net.nodes[id.idx()].name
     }
 
     pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
-        self.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
+        self.net.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
     }
 
     /// Shift the node's coarse clock: its edges fall at `phase` plus multiples of the tick.
     pub fn set_clock_phase(&mut self, node: NodeId, phase: SimDuration) {
-        self.nodes[node.idx()].clock_phase = phase;
+        self.net.nodes[node.idx()].clock_phase = phase;
     }
     /// A Content Store of `capacity` Data on `node` (0 = none).
     pub fn set_content_store(&mut self, node: NodeId, capacity: usize) {
-        self.nodes[node.idx()].cs = ContentStore::new(capacity);
+        self.net.nodes[node.idx()].cs = ContentStore::new(capacity);
     }
     pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
-        self.nodes[node.idx()].strategy = s;
+        self.net.nodes[node.idx()].strategy = s;
     }
     /// Add a router module to `node`, after the ones it has. Its random stream is
     /// `module:NODE:INDEX`.
     pub fn add_module(&mut self, node: NodeId, m: Box<dyn RouterModule>) {
-        let n = &mut self.nodes[node.idx()];
+        let n = &mut self.net.nodes[node.idx()];
         let rng = stream(self.seed, &format!("module:{}:{}", n.name, n.modules.len()));
         n.modules.push(ModuleSlot::new(m, rng));
     }
 
     /// Give `face` (a link face) a link service. Its random stream is `linkservice:FACE`.
     pub fn set_link_service(&mut self, face: FaceId, s: Box<dyn LinkService>) -> Result<(), String> {
-        let f = &mut self.faces[face.idx()];
+        let f = &mut self.net.faces[face.idx()];
         if f.egress.is_none() {
             return Err(format!("face {} is not a link face", f.name));
         }
@@ -186,7 +179,7 @@ impl WorldBuilder {
 
     /// IP route on `node`: packets for `dst` leave on `face`.
     pub fn add_ip_route(&mut self, node: NodeId, dst: NodeId, face: FaceId) {
-        let routes = &mut self.nodes[node.idx()].ip_routes;
+        let routes = &mut self.net.nodes[node.idx()].ip_routes;
         if routes.len() <= dst.idx() {
             routes.resize(dst.idx() + 1, None);
         }
@@ -196,7 +189,7 @@ impl WorldBuilder {
     /// Multicast tree entry of `node` for `group`: its face towards the source (`None` on the
     /// source's node) and a face Data is copied to (call once per downstream face).
     pub fn add_mcast_route(&mut self, node: NodeId, group: u32, upstream: Option<FaceId>, downstream: Option<FaceId>) {
-        let n = &mut self.nodes[node.idx()];
+        let n = &mut self.net.nodes[node.idx()];
         let i = match n.mcast.iter().position(|(g, _)| *g == group) {
             Some(i) => i,
             None => {
@@ -255,15 +248,15 @@ impl WorldBuilder {
         ba: LinkParams,
     ) -> Result<LinkId, String> {
         if a == b {
-            return Err(format!("link {name}: both ends are node {}", self.nodes[a.idx()].name));
+            return Err(format!("link {name}: both ends are node {}", self.net.nodes[a.idx()].name));
         }
-        let (na, nb) = (self.nodes[a.idx()].name.clone(), self.nodes[b.idx()].name.clone());
+        let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
         let eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
         let eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
-        let id = LinkId(self.links.len() as u32);
-        let fa = FaceId(self.faces.len() as u32);
+        let id = LinkId(self.net.links.len() as u32);
+        let fa = FaceId(self.net.faces.len() as u32);
         let fb = FaceId(fa.0 + 1);
-        self.faces.push(Face {
+        self.net.faces.push(Face {
             id: fa,
             node: a,
             name: format!("{na}->{nb}"),
@@ -274,7 +267,7 @@ impl WorldBuilder {
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: ba.bandwidth_bps,
         });
-        self.faces.push(Face {
+        self.net.faces.push(Face {
             id: fb,
             node: b,
             name: format!("{nb}->{na}"),
@@ -285,23 +278,23 @@ impl WorldBuilder {
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: ab.bandwidth_bps,
         });
-        self.nodes[a.idx()].faces.push(fa);
-        self.nodes[b.idx()].faces.push(fb);
-        self.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
+        self.net.nodes[a.idx()].faces.push(fa);
+        self.net.nodes[b.idx()].faces.push(fb);
+        self.net.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
         Ok(id)
     }
 
     /// The face of `from` on a link to `to` (the first, if several).
     pub fn face_between(&self, from: NodeId, to: NodeId) -> Option<FaceId> {
-        self.nodes[from.idx()]
+        self.net.nodes[from.idx()]
             .faces
             .iter()
             .copied()
-            .find(|f| matches!(self.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == to))
+            .find(|f| matches!(self.net.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == to))
     }
 
     pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
-        self.nodes[node.idx()].fib.add_route(prefix, face, cost);
+        self.net.nodes[node.idx()].fib.add_route(prefix, face, cost);
     }
 
     fn add_app(
@@ -312,12 +305,12 @@ impl WorldBuilder {
         start: SimTime,
         stop: Option<SimTime>,
     ) -> (AppId, FaceId) {
-        let id = AppId(self.apps.len() as u32);
-        let face = FaceId(self.faces.len() as u32);
-        self.faces.push(Face {
+        let id = AppId(self.net.apps.len() as u32);
+        let face = FaceId(self.net.faces.len() as u32);
+        self.net.faces.push(Face {
             id: face,
             node,
-            name: format!("{}:{name}", self.nodes[node.idx()].name),
+            name: format!("{}:{name}", self.net.nodes[node.idx()].name),
             kind: FaceKind::App { app: id },
             egress: None,
             link_service: None,
@@ -325,8 +318,8 @@ impl WorldBuilder {
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: 0,
         });
-        self.nodes[node.idx()].faces.push(face);
-        self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
+        self.net.nodes[node.idx()].faces.push(face);
+        self.net.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
         (id, face)
     }
 
@@ -390,14 +383,14 @@ impl WorldBuilder {
     /// For each node, its (face towards its parent, the parent's face towards it) in the
     /// breadth-first tree from `root` over link faces; `None` for the root and unreachable nodes.
     pub fn shortest_path_tree(&self, root: NodeId) -> Vec<Option<(FaceId, FaceId)>> {
-        let mut parent: Vec<Option<(FaceId, FaceId)>> = vec![None; self.nodes.len()];
-        let mut seen = vec![false; self.nodes.len()];
+        let mut parent: Vec<Option<(FaceId, FaceId)>> = vec![None; self.net.nodes.len()];
+        let mut seen = vec![false; self.net.nodes.len()];
         seen[root.idx()] = true;
         let mut queue = std::collections::VecDeque::from([root]);
         while let Some(u) = queue.pop_front() {
-            for &f in &self.nodes[u.idx()].faces {
-                let Some(peer) = self.faces[f.idx()].peer() else { continue };
-                let v = self.faces[peer.idx()].node;
+            for &f in &self.net.nodes[u.idx()].faces {
+                let Some(peer) = self.net.faces[f.idx()].peer() else { continue };
+                let v = self.net.faces[peer.idx()].node;
                 if !seen[v.idx()] {
                     seen[v.idx()] = true;
                     parent[v.idx()] = Some((peer, f));
@@ -432,7 +425,7 @@ impl WorldBuilder {
     pub fn install_ip_routes(&mut self, graph: &crate::routing::Graph, destinations: &[NodeId]) {
         for &dst in destinations {
             let dist = graph.distances(&[dst.idx()]);
-            for u in 0..self.nodes.len() {
+            for u in 0..self.net.nodes.len() {
                 if u == dst.idx() {
                     continue;
                 }
@@ -451,22 +444,22 @@ impl WorldBuilder {
     }
     /// The node `face` belongs to.
     pub fn face_node(&self, face: FaceId) -> NodeId {
-        self.faces[face.idx()].node
+        self.net.faces[face.idx()].node
     }
     /// The bandwidth `face` transmits at [bit/s]; `None` for an application face.
     pub fn face_bandwidth_bps(&self, face: FaceId) -> Option<u64> {
-        self.faces[face.idx()].egress.as_ref().map(|e| e.bandwidth_bps)
+        self.net.faces[face.idx()].egress.as_ref().map(|e| e.bandwidth_bps)
     }
 
     /// The face application `app` is attached by.
     pub fn app_face(&self, app: AppId) -> FaceId {
-        self.apps[app.idx()].face
+        self.net.apps[app.idx()].face
     }
 
     /// IP packets for `port` on the node of `app` are delivered to `app`.
     pub fn bind_port(&mut self, app: AppId, port: u16) -> Result<(), String> {
-        let (node, face) = (self.apps[app.idx()].node, self.apps[app.idx()].face);
-        let n = &mut self.nodes[node.idx()];
+        let (node, face) = (self.net.apps[app.idx()].node, self.net.apps[app.idx()].face);
+        let n = &mut self.net.nodes[node.idx()];
         if n.ports.iter().any(|(p, _)| *p == port) {
             return Err(format!("port {port} on node {} is taken", n.name));
         }
@@ -475,7 +468,7 @@ impl WorldBuilder {
     }
 
     pub fn intern(&mut self, name: &str) -> crate::ids::NameId {
-        self.names.intern(name)
+        self.net.names.intern(name)
     }
     pub fn recorder(&mut self) -> &mut Recorder {
         &mut self.recorder
@@ -491,7 +484,7 @@ impl WorldBuilder {
             shaper_len: self.recorder.metric("shaper_len"),
         };
         let mut sampled_faces = Vec::new();
-        for f in &self.faces {
+        for f in &self.net.faces {
             if f.egress.is_none() {
                 continue;
             }
@@ -504,43 +497,42 @@ impl WorldBuilder {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
             }
         }
-        let mut sampled_entity = vec![None; self.faces.len()];
+        let mut sampled_entity = vec![None; self.net.faces.len()];
         for &(f, ent) in &sampled_faces {
             sampled_entity[f.idx()] = Some(ent);
         }
-        let face_samples = super::face_samples::FaceSamples::new(self.faces.len(), sampled_faces.len());
-        let app_samples = super::app_samples::AppSamples::new(self.apps.len());
-        World {
-            names: self.names,
-            nodes: self.nodes,
-            faces: self.faces,
-            links: self.links,
-            apps: self.apps,
+        let face_samples = super::face_samples::FaceSamples::new(self.net.faces.len(), sampled_faces.len());
+        let app_samples = super::app_samples::AppSamples::new(self.net.apps.len());
+        let sampling = Sampling {
+            interval: self.sample_interval,
+            faces: sampled_faces,
+            entity: sampled_entity,
+            ids: face_ids,
+            face_samples,
+            app_samples,
+            nodes: Vec::new(),
+        };
+        let engine = Engine {
+            queue: EventQueue::default(),
             recorder: self.recorder,
             counters: RunCounters::default(),
-            queue: EventQueue::default(),
+            work: crate::ring::Ring::new(),
+            wakers: Vec::new(),
+            probes: Default::default(),
+            tap_observer: None,
+            sampling,
+            scratch: Scratch::default(),
+            watchdog: Watchdog { last_actor: Actor::None, stalled: None, stall_limit: self.stall_limit },
             shortcuts: true,
             idle_polls_run: 0,
             end: SimTime::ZERO + self.duration,
-            sample_interval: self.sample_interval,
-            sampled_entity,
-            face_samples,
-            app_samples,
-            sampled_faces,
-            face_ids,
-            work: crate::ring::Ring::new(),
-            app_out: Vec::new(),
-            actions: Vec::new(),
-            probes: Default::default(),
-            tap_observer: None,
-            last_actor: super::Actor::None,
-            stalled: None,
-            stall_limit: self.stall_limit,
-            dropped: Vec::new(),
-            expired: Vec::new(),
-            started: false,
-            sampled_nodes: Vec::new(),
-            wakers: Vec::new(),
-        }
+        };
+        World { net: self.net, engine, started: false }
+    }
+
+    /// The network built so far, without an engine to run it (for tests of the protocol
+    /// handlers and of components that see a node's faces).
+    pub fn into_network(self) -> Network {
+        self.net
     }
 }
