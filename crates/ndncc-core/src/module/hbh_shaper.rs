@@ -200,7 +200,7 @@ impl HbhShaper {
         self.discovered = true;
         let ewma = |b: Bytes| Ewma { value: b.0 as f64, gain: self.cfg.gain };
         for &f in ctx.node_faces {
-            let Some(eg) = ctx.faces[f.idx()].egress.as_ref() else { continue };
+            let Some(eg) = ctx.face(f).egress.as_ref() else { continue };
             let c1 = self.cfg.capacity.map_or(eg.bandwidth_bps, |c| c.bps()) as f64;
             let c2 = self.cfg.reverse_capacity.map_or(c1, |c| c.bps() as f64);
             let mut s = FaceShaper {

@@ -45,9 +45,9 @@ pub struct ModuleCtx<'a> {
     pub node: NodeId,
     /// The node's faces.
     pub node_faces: &'a [FaceId],
-    /// Every face in the world, by `FaceId`; a module may adjust its own node's faces (e.g. the
-    /// Interest shaper's rate) but must not touch others.
-    pub faces: &'a mut [Face],
+    /// Every face in the world, by `FaceId`, reached through [`ModuleCtx::face`] and
+    /// [`ModuleCtx::face_mut`], which give a module its own node's faces only.
+    faces: &'a mut [Face],
     /// The module's own random stream (from the run's seed and the module's node and position).
     pub rng: &'a mut SimRng,
     actions: &'a mut Vec<NodeAction>,
@@ -64,6 +64,26 @@ impl<'a> ModuleCtx<'a> {
         actions: &'a mut Vec<NodeAction>,
     ) -> ModuleCtx<'a> {
         ModuleCtx { now, node, node_faces, faces, rng, actions, wake: WakeRequest::default() }
+    }
+    /// Face `id` of this node: its queue, its egress, its pending Interests.
+    ///
+    /// # Panics
+    /// If `id` is a face of another node: a module sees its own node only.
+    #[inline]
+    pub fn face(&self, id: FaceId) -> &Face {
+        let f = &self.faces[id.idx()];
+        assert_eq!(f.node, self.node, "a module of one node read face {} of another", f.name);
+        f
+    }
+    /// Face `id` of this node, to adjust (its Interest shaper's rate, say).
+    ///
+    /// # Panics
+    /// If `id` is a face of another node.
+    #[inline]
+    pub fn face_mut(&mut self, id: FaceId) -> &mut Face {
+        let f = &mut self.faces[id.idx()];
+        assert_eq!(f.node, self.node, "a module of one node changed face {} of another", f.name);
+        f
     }
     /// Send `packet` on `face` (see [`NodeAction::Send`]).
     pub fn send(&mut self, face: FaceId, packet: Packet) {
@@ -151,5 +171,26 @@ pub struct ModuleSlot {
 impl ModuleSlot {
     pub fn new(module: Box<dyn RouterModule>, rng: SimRng) -> ModuleSlot {
         ModuleSlot { module, rng, wake: WakeSlot::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::{two_nodes, with_ctx, A_TO_B};
+    use crate::ids::FaceId;
+
+    #[test]
+    fn a_module_reads_the_faces_of_its_own_node() {
+        let mut net = two_nodes();
+        let pending = with_ctx(&mut net, 0, |ctx| ctx.face(A_TO_B).pending_interests);
+        assert_eq!(pending, 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "of another")]
+    fn a_module_cannot_reach_a_face_of_another_node() {
+        let mut net = two_nodes();
+        // Face 1 is B->A; the context is node A's.
+        with_ctx(&mut net, 0, |ctx| ctx.face_mut(FaceId(1)).pending_interests += 1);
     }
 }
