@@ -509,7 +509,9 @@ impl Recorder {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SummaryRow {
     pub entity: String,
-    /// "consumer", "producer", "face", "node" or "run".
+    /// What the row describes: an application ("consumer", "producer", "tcp", "tcp-sink",
+    /// "cbr", "udp-sink", "mcast-source", "mcast-receiver"), a "face", a "node", a "flow" (its
+    /// share of the flows' throughput) or the "run".
     pub kind: String,
     pub metric: String,
     pub value: f64,

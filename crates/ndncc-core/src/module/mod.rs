@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Built-in modules: `static-rate-stamp`, `mircc` (seed 000), `interest-limit` (stateful
-//! forwarding), `hbh-shaper` (the hop-by-hop Interest shaper). A module is one file behind
+//! forwarding), `hbh-shaper` (the hop-by-hop Interest shaper), `srmcc` (seed 001's multicast
+//! tree node) and `perif-ecn` (PerIfWithECN's router). A module is one file behind
 //! [`RouterModule`] plus one line in [`config`].
 
 pub mod config;

@@ -139,9 +139,6 @@ impl WorldBuilder {
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
         self.node_index.get(name).copied()
     }
-    pub fn node_name(&self, id: NodeId) -> &str {
-        &self.net.nodes[id.idx()].name
-    }
 
     pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
         self.net.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);

@@ -43,7 +43,7 @@ pub enum Event {
     /// The packet at the head of the flight of the link direction `from` (the transmitting
     /// face) arrives at the other end. Packets in flight wait in their link's own FIFO (they
     /// arrive in the order they left); the event queue holds the arrivals of its first few, at
-    /// least the head's (see `World::transmit`).
+    /// least the head's (see `Engine::transmit`).
     Arrive {
         from: FaceId,
     },
