@@ -522,6 +522,12 @@ impl SummaryRow {
     pub fn new(entity: &str, kind: &str, metric: &str, value: f64, unit: &str) -> SummaryRow {
         SummaryRow { entity: entity.into(), kind: kind.into(), metric: metric.into(), value, unit: unit.into() }
     }
+    /// The throughput [kbit/s] of a flow, if this row is one: a consumer's or a TCP sender's
+    /// `throughput_kbps`. These are the flows whose shares and fairness the summary reports.
+    pub fn flow_throughput_kbps(&self) -> Option<f64> {
+        const FLOW_KINDS: [&str; 2] = ["consumer", "tcp"];
+        (FLOW_KINDS.contains(&self.kind.as_str()) && self.metric == "throughput_kbps").then_some(self.value)
+    }
 }
 
 #[cfg(test)]

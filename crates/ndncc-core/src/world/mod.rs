@@ -360,11 +360,8 @@ impl World {
         }
         // Fairness across the flows that report a throughput (consumers and TCP senders):
         // each one's share of their total, and Jain's index (Σx)² / (n·Σx²).
-        let flows: Vec<(String, f64)> = out
-            .iter()
-            .filter(|r| (r.kind == "consumer" || r.kind == "tcp") && r.metric == "throughput_kbps")
-            .map(|r| (r.entity.clone(), r.value))
-            .collect();
+        let flows: Vec<(String, f64)> =
+            out.iter().filter_map(|r| r.flow_throughput_kbps().map(|kbps| (r.entity.clone(), kbps))).collect();
         if flows.len() >= 2 {
             let total: f64 = flows.iter().map(|(_, x)| x).sum();
             let squares: f64 = flows.iter().map(|(_, x)| x * x).sum();
