@@ -33,7 +33,7 @@ use std::collections::BTreeSet;
 use rand::Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-pub use inflight::{InFlight, Outstanding};
+pub use inflight::{InFlight, Outstanding, RtoTimers};
 pub use objects::ObjectParams;
 pub use rate::RateConsumer;
 pub use window::WindowConsumer;
@@ -242,7 +242,7 @@ pub(crate) struct ConsumerCore {
 }
 
 impl ConsumerCore {
-    pub fn new(mut p: ConsumerParams, rng: SimRng, rec: &mut Recorder, track_holes: bool) -> ConsumerCore {
+    pub fn new(mut p: ConsumerParams, rng: SimRng, rec: &mut Recorder) -> ConsumerCore {
         let me = rec.entity(&p.name);
         let objects = p.objects.take().map(|o| objects::Objects::new(o, rec));
         let mut m = |n: &str| rec.metric(n);
@@ -272,7 +272,7 @@ impl ConsumerCore {
         };
         ConsumerCore {
             rtt: RttEstimator::new(p.rtt),
-            inflight: InFlight::new(p.rto_per_interest, track_holes),
+            inflight: InFlight::new(if p.rto_per_interest { RtoTimers::PerInterest } else { RtoTimers::Shared }),
             p,
             rng,
             retx_queue: BTreeSet::new(),
