@@ -105,10 +105,10 @@ def test_topo_convert_of_a_binary_file_exits_2(capsys, tmp_path, binary):
 def test_a_sweep_file_with_a_huge_seed_count_exits_2(capsys, tmp_path):
     path = tmp_path / "huge.toml"
     path.write_text(f'scenario = "{EXAMPLE}"\nseeds = 100000000000\n')
-    started = time.monotonic()
     code, _, err = ndncc_cli(capsys, "sweep", path, "-o", tmp_path / "out")
     assert_bad_input(code, err, f"{path}:2: seeds", "100,000")
-    assert time.monotonic() - started < 10
+    # Refused before any run was planned or started: nothing was written.
+    assert not (tmp_path / "out").exists()
     code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "--seeds", 10**12, "-o", tmp_path / "out")
     assert_bad_input(code, err, "seeds")
 
@@ -243,25 +243,25 @@ def test_a_resumed_sweep_runs_damaged_parts_again_and_says_so(capsys, small_swee
 
 @pytest.mark.parametrize("address", ["bogus", "tcp://", "tcp://host:99999", "http://x:8786", ""])
 def test_a_malformed_dask_address_exits_2_at_once(tmp_path, address):
-    started = time.monotonic()
     proc = run_installed("sweep", EXAMPLE, "--dask", address, "-o", tmp_path / "out", timeout=30)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: --dask") and proc.stderr.count("\n") == 1, proc.stderr
+    # Refused by its form, before any connection was tried or anything written.
     assert "scheduler address" in proc.stderr
-    assert time.monotonic() - started < 10
     assert not (tmp_path / "out").exists()
 
 
 def test_an_unreachable_dask_scheduler_exits_2_quickly(tmp_path):
     pytest.importorskip("distributed", reason="dask.distributed is not installed (ndncc[dask])")
-    started = time.monotonic()
     # One seed: several seeds of this scenario, with nothing random in it, would add a warning line.
     args = ("sweep", EXAMPLE, "--seeds", "1", "--dask", "tcp://127.0.0.1:1", "-o", tmp_path / "out")
     proc = run_installed(*args, timeout=60)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith("error: --dask tcp://127.0.0.1:1: cannot reach the scheduler")
+    # Quickly: the refused connection is the reason given, not a wait for Dask's timeout
+    # ("within N s"), whatever the machine's speed.
+    assert proc.stderr.startswith("error: --dask tcp://127.0.0.1:1: cannot reach the scheduler (")
+    assert "within" not in proc.stderr
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert time.monotonic() - started < 15
 
 
 def test_the_api_refuses_what_the_cli_refuses_with_the_same_message(capsys, tmp_path):

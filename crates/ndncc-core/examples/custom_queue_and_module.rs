@@ -13,13 +13,14 @@ use std::collections::VecDeque;
 
 use ndncc_core::app::Controller;
 use ndncc_core::cc::window::{PconConfig, WindowConfig};
+use ndncc_core::face_selection::FaceSelection;
 use ndncc_core::ids::FaceId;
+use ndncc_core::instantiate;
 use ndncc_core::module::{InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::Packet;
 use ndncc_core::queue::{AnyQueue, Dequeued, DropTailConfig, QueueConfig, QueueDisc, Verdict};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
-use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 
 /// Step marking: mark a departing packet while `threshold` or more packets wait behind it.
@@ -144,15 +145,16 @@ fn dumbbell(duration: SimDuration, bottleneck_queue: Option<AnyQueue>) -> World 
             b.add_route(from, &prefix, face, 1);
         }
         let (pn, cn) = (format!("P{i}"), format!("C{i}"));
-        b.add_producer(&pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
+        instantiate::add_producer(&mut b, &pn, &ProducerSpec::new(&pn, &prefix)).expect("a node of the world");
         // The spec's own window is replaced by the controller given here.
         let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()));
-        b.add_consumer_with(&cn, &consumer, Controller::Window(pcon.build())).expect("a node of the world");
+        instantiate::add_consumer_with(&mut b, &cn, &consumer, Controller::Window(pcon.build()))
+            .expect("a node of the world");
     }
     let mut world = b.build();
     if let Some(q) = bottleneck_queue {
         let face = world.face_by_name("R2->R1").expect("bottleneck face");
-        world.faces[face.idx()].egress.as_mut().expect("link face").queue = q;
+        world.net.faces[face.idx()].egress.as_mut().expect("link face").queue = q;
     }
     world
 }
@@ -164,7 +166,7 @@ fn value(w: &World, entity: &str, metric: &str) -> f64 {
 
 /// Mean of a face series over the run.
 fn face_mean(w: &World, face: &str, metric: &str) -> f64 {
-    let rec = &w.recorder;
+    let rec = &w.recorder();
     let (names, metrics) = (rec.entity_names(), rec.metric_names());
     let values: Vec<f64> = (rec.faces.rows())
         .filter(|r| names[r.1 as usize] == face && metrics[r.2 as usize] == metric)
@@ -243,9 +245,9 @@ mod tests {
         let mut m = InterestRateMeter::new(SimDuration::from_millis(100));
         let at = |world: &mut World, ms: u64, f: &mut dyn FnMut(&mut ModuleCtx)| {
             let now = SimTime(SimDuration::from_millis(ms).nanos());
-            let node_faces = world.nodes[0].faces.clone();
+            let node_faces = world.net.nodes[0].faces.clone();
             let (mut rng, mut actions) = (ndncc_core::rng::stream(1, "meter"), Vec::new());
-            let mut ctx = ModuleCtx::new(now, NodeId(0), &node_faces, &mut world.faces, &mut rng, &mut actions);
+            let mut ctx = ModuleCtx::new(now, NodeId(0), &node_faces, &mut world.net.faces, &mut rng, &mut actions);
             f(&mut ctx);
         };
         at(&mut world, 10, &mut |ctx| {

@@ -24,12 +24,13 @@ use ndncc_core::app::Controller;
 use ndncc_core::cc::window::recovery::RecoveryPoint;
 use ndncc_core::cc::window::{AimdConfig, WindowConfig};
 use ndncc_core::cc::{DataEvent, LossEvent, NackAction, WindowControl};
+use ndncc_core::face_selection::FaceSelection;
+use ndncc_core::instantiate;
 use ndncc_core::plugin::{check, Check, Invalid, Plugin};
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::SimDuration;
 use ndncc_core::units::Bytes;
-use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 use serde::{Deserialize, Serialize};
 
@@ -193,13 +194,14 @@ fn dumbbell(duration: SimDuration, make: &dyn Fn() -> Box<dyn WindowControl>) ->
         let (pn, cn) = (format!("P{i}"), format!("C{i}"));
         // 1,024-byte payloads with 64 bytes of header: 1,088-byte Data, as the figures below use.
         let producer = ProducerSpec { overhead: Some(Bytes(64)), ..ProducerSpec::new(&pn, &prefix) };
-        b.add_producer(&pn, &producer).expect("a node of the world");
+        instantiate::add_producer(&mut b, &pn, &producer).expect("a node of the world");
         // The spec's own window is replaced by the controller given here.
         let consumer = ConsumerSpec {
             interest_size: Some(Bytes(40)),
             ..ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(Default::default()))
         };
-        b.add_consumer_with(&cn, &consumer, Controller::Window(make())).expect("a node of the world");
+        instantiate::add_consumer_with(&mut b, &cn, &consumer, Controller::Window(make()))
+            .expect("a node of the world");
     }
     b.build()
 }

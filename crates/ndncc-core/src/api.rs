@@ -120,7 +120,7 @@ fn start_trace(
     let spec = scenario.record.pcap.clone().unwrap_or_default();
     let producers: Vec<(String, u64)> = scenario.producers().map(|(_, p)| (p.prefix.clone(), p.payload.0)).collect();
     let comment = format!("scenario {}, seed {seed}", scenario.simulation.name);
-    let tap = PcapTap::create(path, world, &spec, &producers, &comment).map_err(|e| trace_error(path, e))?;
+    let tap = PcapTap::create(path, &world.net, &spec, &producers, &comment).map_err(|e| trace_error(path, e))?;
     let tap = Arc::new(Mutex::new(tap));
     world.set_tap(Box::new(Arc::clone(&tap)));
     Ok(tap)
@@ -136,11 +136,11 @@ fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
     let stats = RunStats {
         sim_seconds: world.end_time().as_secs_f64(),
         wall_seconds: wall,
-        events: world.counters.events,
-        packet_hops: world.counters.packet_hops,
+        events: world.counters().events,
+        packet_hops: world.counters().packet_hops,
     };
     // The world's memory goes back before the tables are built, which may then reuse it.
-    let rec = std::mem::take(&mut world.recorder);
+    let rec = world.take_recorder();
     drop(world);
     let entities = rec.entity_names().to_vec();
     let metrics = rec.metric_names().to_vec();
@@ -216,18 +216,18 @@ impl BenchResult {
     /// The measurement of `world`, built in `setup` and run as benchmark `name` in `wall`
     /// seconds.
     pub fn of(name: &str, world: &World, setup: f64, wall: f64) -> BenchResult {
-        let hops = world.counters.packet_hops;
+        let hops = world.counters().packet_hops;
         BenchResult {
             scenario: name.to_owned(),
             sim_seconds: world.end_time().as_secs_f64(),
             wall_seconds: wall,
-            events: world.counters.events,
+            events: world.counters().events,
             packet_hops: hops,
             packet_hops_per_s: hops as f64 / wall.max(1e-9),
             ns_per_hop: wall * 1e9 / hops.max(1) as f64,
             peak_rss_mb: crate::bench::peak_rss_mb(),
-            recorded_rows: world.recorder.rows(),
-            recorded_mb: world.recorder.data_bytes() as f64 / (1024.0 * 1024.0),
+            recorded_rows: world.recorder().rows(),
+            recorded_mb: world.recorder().data_bytes() as f64 / (1024.0 * 1024.0),
             setup_seconds: setup,
         }
     }

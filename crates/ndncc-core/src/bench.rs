@@ -7,11 +7,11 @@
 //! Recording is limited to 100 ms samples, as a long sweep would use.
 
 use crate::cc::window::{FixedWindowConfig, WindowConfig};
+use crate::face_selection::FaceSelection;
 use crate::queue::{DropTailConfig, QueueConfig};
 use crate::scenario::{ConsumerSpec, ProducerSpec};
 use crate::time::SimDuration;
 use crate::units::Bytes;
-use crate::world::builder::FaceSelection;
 use crate::world::{LinkParams, World, WorldBuilder};
 
 pub const PAYLOAD: u64 = 1024;
@@ -60,9 +60,9 @@ pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> 
             overhead: Some(Bytes(OVERHEAD)),
             ..ProducerSpec::new(&pn, &prefix)
         };
-        b.add_producer(&pn, &producer).expect("a node of the world");
+        crate::instantiate::add_producer(&mut b, &pn, &producer).expect("a node of the world");
         let consumer = ConsumerSpec::with_window(&cn, &prefix, WindowConfig::Fixed(FixedWindowConfig { window }));
-        b.add_consumer(&cn, &consumer).expect("a node of the world");
+        crate::instantiate::add_consumer(&mut b, &cn, &consumer).expect("a node of the world");
     }
     b.build()
 }
@@ -108,11 +108,11 @@ pub fn fast_flow(bps: u64, duration: SimDuration) -> World {
     }
     let producer =
         ProducerSpec { payload: Bytes(PAYLOAD), overhead: Some(Bytes(OVERHEAD)), ..ProducerSpec::new("P1", "/p1") };
-    b.add_producer("P1", &producer).expect("a node of the world");
+    crate::instantiate::add_producer(&mut b, "P1", &producer).expect("a node of the world");
     // 40 ms round trip: bps × 0.04 / (8 × 1,088 B) Data in flight.
     let bdp = bps as f64 * 0.04 / (8.0 * (PAYLOAD + OVERHEAD) as f64);
     let consumer = ConsumerSpec::with_window("C1", "/p1", WindowConfig::Fixed(FixedWindowConfig { window: bdp * 1.1 }));
-    b.add_consumer("C1", &consumer).expect("a node of the world");
+    crate::instantiate::add_consumer(&mut b, "C1", &consumer).expect("a node of the world");
     b.build()
 }
 

@@ -509,7 +509,9 @@ impl Recorder {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SummaryRow {
     pub entity: String,
-    /// "consumer", "producer", "face", "node" or "run".
+    /// What the row describes: an application ("consumer", "producer", "tcp", "tcp-sink",
+    /// "cbr", "udp-sink", "mcast-source", "mcast-receiver"), a "face", a "node", a "flow" (its
+    /// share of the flows' throughput) or the "run".
     pub kind: String,
     pub metric: String,
     pub value: f64,
@@ -519,6 +521,12 @@ pub struct SummaryRow {
 impl SummaryRow {
     pub fn new(entity: &str, kind: &str, metric: &str, value: f64, unit: &str) -> SummaryRow {
         SummaryRow { entity: entity.into(), kind: kind.into(), metric: metric.into(), value, unit: unit.into() }
+    }
+    /// The throughput [kbit/s] of a flow, if this row is one: a consumer's or a TCP sender's
+    /// `throughput_kbps`. These are the flows whose shares and fairness the summary reports.
+    pub fn flow_throughput_kbps(&self) -> Option<f64> {
+        const FLOW_KINDS: [&str; 2] = ["consumer", "tcp"];
+        (FLOW_KINDS.contains(&self.kind.as_str()) && self.metric == "throughput_kbps").then_some(self.value)
     }
 }
 

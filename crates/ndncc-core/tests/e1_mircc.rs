@@ -31,6 +31,8 @@ use std::sync::OnceLock;
 use ndncc_core::app::Controller;
 use ndncc_core::cc::rate::{AimdRate, AimdRateConfig, MirccRate, MirccRateConfig};
 use ndncc_core::cc::rate::{ConstantRateConfig, RateConfig};
+use ndncc_core::face_selection::FaceSelection;
+use ndncc_core::instantiate;
 use ndncc_core::module::interest_limit::{InterestLimit, InterestLimitConfig, LimitMode};
 use ndncc_core::module::mircc::{Mircc, MirccConfig};
 use ndncc_core::module::RouterModule;
@@ -39,7 +41,6 @@ use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::{Bytes, Duration};
-use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 
 const TICKS_MS: [u64; 4] = [100, 250, 500, 750];
@@ -155,10 +156,12 @@ fn e1_world(scheme: Scheme, tick_ms: u64, smoothing: bool) -> World {
     }
     for (name, prefix) in [("P1", "/p1"), ("P2", "/p2")] {
         let spec = ProducerSpec { payload: Bytes(1200), overhead: Some(Bytes(50)), ..ProducerSpec::new(name, prefix) };
-        b.add_producer(name, &spec).expect("a node of the world");
+        instantiate::add_producer(&mut b, name, &spec).expect("a node of the world");
     }
-    b.add_consumer_with("C1", &consumer("C1", "/p1", smoothing, 1, 10), controller(scheme)).expect("a node");
-    b.add_consumer_with("C2", &consumer("C2", "/p2", smoothing, 3, 8), controller(scheme)).expect("a node");
+    instantiate::add_consumer_with(&mut b, "C1", &consumer("C1", "/p1", smoothing, 1, 10), controller(scheme))
+        .expect("a node");
+    instantiate::add_consumer_with(&mut b, "C2", &consumer("C2", "/p2", smoothing, 3, 8), controller(scheme))
+        .expect("a node");
     b.build()
 }
 
@@ -179,7 +182,7 @@ fn summary(w: &World, entity: &str, metric: &str) -> f64 {
 
 /// A consumer's cumulative `interests_sent` sample at `t` seconds.
 fn sent_at(w: &World, entity: &str, t: f64) -> f64 {
-    let rec = &w.recorder;
+    let rec = &w.recorder();
     let e = rec.entity_names().iter().position(|n| n == entity).unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "interests_sent").unwrap() as u32;
     let at = SimTime::from_secs_f64(t).0;
@@ -275,13 +278,13 @@ fn an_e1_run_is_repeatable_and_records_the_routers_rates() {
         let mut w = e1_world(Scheme::Mircc { beta: None }, 250, true);
         w.run(SimDuration::ZERO, &mut |_| true);
         let values = |c: &ndncc_core::recorder::Columns| c.rows().map(|r| r.3).collect::<Vec<_>>();
-        (values(&w.recorder.series), values(&w.recorder.faces), w.counters.events)
+        (values(&w.recorder().series), values(&w.recorder().faces), w.counters().events)
     };
     assert_eq!(columns(), columns());
     // R(t) of the bottleneck face, sampled every 100 ms once MIRCC has updated it.
     let mut w = e1_world(Scheme::Mircc { beta: None }, 100, false);
     w.run(SimDuration::ZERO, &mut |_| true);
-    let rec = &w.recorder;
+    let rec = &w.recorder();
     let e = rec.entity_names().iter().position(|n| n == "R1->R2").unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "mircc_rate").unwrap() as u32;
     let rates: Vec<f64> = rec.faces.rows().filter(|r| r.1 == e && r.2 == m).map(|r| r.3).collect();

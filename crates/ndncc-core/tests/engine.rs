@@ -1,13 +1,14 @@
 //! End-to-end checks of the engine built in code: goodput, determinism, conservation, caching.
 
 use ndncc_core::cc::window::{FixedWindowConfig, WindowConfig};
+use ndncc_core::face_selection::FaceSelection;
+use ndncc_core::instantiate;
 use ndncc_core::loss::LossConfig;
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
 use ndncc_core::rng::{stable_hash, stream};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::{Bytes, Duration, Fraction};
-use ndncc_core::world::builder::FaceSelection;
 use ndncc_core::world::{LinkParams, World, WorldBuilder};
 use rand::Rng;
 
@@ -48,8 +49,8 @@ fn bottleneck_world(window: f64, seed: u64) -> World {
     let (fc, fr) = (b.face_between(c, r).unwrap(), b.face_between(r, p).unwrap());
     b.add_route(c, "/p", fc, 1);
     b.add_route(r, "/p", fr, 1);
-    b.add_producer("P", &producer("P", "/p")).unwrap();
-    b.add_consumer("C", &consumer("C", "/p", None, window)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P", "/p")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", "/p", None, window)).unwrap();
     b.build()
 }
 
@@ -77,13 +78,13 @@ fn serialisation_and_propagation_delays_add_up_to_the_first_rtt() {
 }
 
 fn column_hash(w: &World) -> u64 {
-    let s = &w.recorder.series;
-    let f = &w.recorder.faces;
+    let s = &w.recorder().series;
+    let f = &w.recorder().faces;
     let mut text = String::new();
     for (t, entity, metric, value) in s.rows().chain(f.rows()) {
         text.push_str(&format!("{t} {entity} {metric} {value:e};"));
     }
-    stable_hash(&text) ^ w.counters.events
+    stable_hash(&text) ^ w.counters().events
 }
 
 fn lossy_world(seed: u64) -> World {
@@ -97,8 +98,8 @@ fn lossy_world(seed: u64) -> World {
     b.add_link("C-P", c, p, l.clone(), l).unwrap();
     let f = b.face_between(c, p).unwrap();
     b.add_route(c, "/p", f, 1);
-    b.add_producer("P", &producer("P", "/p")).unwrap();
-    b.add_consumer("C", &consumer("C", "/p", None, 40.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P", "/p")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", "/p", None, 40.0)).unwrap();
     b.build()
 }
 
@@ -134,7 +135,7 @@ fn random_world(seed: u64) -> World {
     }
     // Producer on the last node; routes along the tree towards it.
     let pn = n_nodes - 1;
-    b.add_producer("P", &producer(&format!("N{pn}"), "/data")).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer(&format!("N{pn}"), "/data")).unwrap();
     // Path from every node to the producer: climb to the root, then descend.
     let ancestors = |mut x: usize| {
         let mut v = vec![x];
@@ -163,7 +164,7 @@ fn random_world(seed: u64) -> World {
         let segs = if g.gen_bool(0.5) { Some(g.gen_range(10..400)) } else { None };
         let start = Duration(SimDuration::from_secs_f64(g.gen_range(0.0..1.0)));
         let spec = ConsumerSpec { start, ..consumer(&format!("N{at}"), "/data", segs, g.gen_range(1..30) as f64) };
-        b.add_consumer(&format!("C{k}"), &spec).unwrap();
+        instantiate::add_consumer(&mut b, &format!("C{k}"), &spec).unwrap();
     }
     b.build()
 }
@@ -198,10 +199,11 @@ fn cached_twice(freshness: SimDuration) -> (f64, f64) {
     let f = b.face_between(r, p).unwrap();
     b.add_route(r, "/v", f, 1);
     b.set_content_store(r, 1000);
-    b.add_producer("P", &ProducerSpec { freshness: Duration(freshness), ..producer("P", "/v") }).unwrap();
-    b.add_consumer("C1", &consumer("C1", "/v", Some(200), 10.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &ProducerSpec { freshness: Duration(freshness), ..producer("P", "/v") })
+        .unwrap();
+    instantiate::add_consumer(&mut b, "C1", &consumer("C1", "/v", Some(200), 10.0)).unwrap();
     let late = ConsumerSpec { start: Duration::from_secs(5), ..consumer("C2", "/v", Some(200), 10.0) };
-    b.add_consumer("C2", &late).unwrap();
+    instantiate::add_consumer(&mut b, "C2", &late).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert_eq!(summary_value(&w, "C1", "data_received"), 200.0);
@@ -237,10 +239,10 @@ fn simultaneous_requests_for_the_same_name_are_aggregated_in_the_pit() {
     b.add_link("R-P", r, p, l.clone(), l).unwrap();
     let f = b.face_between(r, p).unwrap();
     b.add_route(r, "/v", f, 1);
-    b.add_producer("P", &producer("P", "/v")).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P", "/v")).unwrap();
     // Both start together with window 1: each of their Interests meets the other's at R.
-    b.add_consumer("C1", &consumer("C1", "/v", Some(50), 1.0)).unwrap();
-    b.add_consumer("C2", &consumer("C2", "/v", Some(50), 1.0)).unwrap();
+    instantiate::add_consumer(&mut b, "C1", &consumer("C1", "/v", Some(50), 1.0)).unwrap();
+    instantiate::add_consumer(&mut b, "C2", &consumer("C2", "/v", Some(50), 1.0)).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert_eq!(summary_value(&w, "C1", "data_received"), 50.0);
@@ -258,7 +260,7 @@ fn an_interest_without_a_route_comes_back_as_a_no_route_nack() {
     b.add_link("C-R", c, r, l.clone(), l).unwrap();
     let f = b.face_between(c, r).unwrap();
     b.add_route(c, "/nowhere", f, 1);
-    b.add_consumer("C", &consumer("C", "/nowhere", Some(3), 1.0)).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", "/nowhere", Some(3), 1.0)).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     assert!(summary_value(&w, "C", "nacks") >= 1.0);
@@ -283,8 +285,8 @@ fn a_hidden_underlay_caps_goodput_at_its_capacity_and_drops_its_overflow() {
     b.add_link("C-R", c, r, plain, overlay).unwrap();
     let f = b.face_between(c, r).unwrap();
     b.add_route(c, "/p", f, 1);
-    b.add_producer("P", &producer("R", "/p")).unwrap();
-    b.add_consumer("C", &consumer("C", "/p", None, 200.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("R", "/p")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", "/p", None, 200.0)).unwrap();
     let mut w = b.build();
     w.run(SimDuration::ZERO, &mut |_| true);
     let got = summary_value(&w, "C", "throughput_kbps");

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use ndncc_core::app::{AppCtx, Application};
 use ndncc_core::cc::window::{FixedWindowConfig, WindowConfig};
 use ndncc_core::ids::{FaceId, NodeId};
+use ndncc_core::instantiate;
 use ndncc_core::linkservice::{LinkCtx, LinkService};
 use ndncc_core::module::{Intake, InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::{Header, Ip, Mcast, McastKind, Packet, Transport, Udp};
@@ -107,8 +108,8 @@ fn shared_bottleneck(udp_count: u64) -> (World, Arc<Mutex<TapLog>>) {
     b.add_route(r, "/p", rp, 1);
     b.add_ip_route(c, p, cr);
     b.add_ip_route(r, p, rp);
-    b.add_producer("P", &producer("P")).unwrap();
-    b.add_consumer("C", &consumer("C", None, 20.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", None, 20.0)).unwrap();
     let tx = UdpSender {
         me: c,
         dst: p,
@@ -137,7 +138,7 @@ fn udp_datagrams_cross_a_router_through_the_same_queue_as_ndn_data() {
     assert_eq!(summary(&w, "udp-rx", "hops"), 3.0);
     assert!(summary(&w, "C", "data_received") > 1000.0);
     let rp = w.face_by_name("R->P").unwrap();
-    let f = &w.faces[rp.idx()].counters;
+    let f = &w.net.faces[rp.idx()].counters;
     assert_eq!(f.ip_bytes_sent, 500 * 1000);
     assert!(f.interests_sent > 1000);
     // The tap saw both kinds enqueued in the one queue of R->P, interleaved.
@@ -152,7 +153,7 @@ fn udp_datagrams_cross_a_router_through_the_same_queue_as_ndn_data() {
     assert!(switches > 100, "IP and NDN packets interleave in the queue ({switches} switches)");
     // Every transmit on R->P that left 10 ms before the end (5 ms delay, 1 ms to serialise)
     // is matched by an arrival at the other end, as nothing is lost.
-    let pr = w.faces[rp.idx()].peer().unwrap();
+    let pr = w.net.faces[rp.idx()].peer().unwrap();
     let early = SimTime(SimDuration::from_millis(1990).nanos());
     let tx = log.events.iter().filter(|e| e.1 == rp && e.2 == TapPoint::Transmit && e.0 <= early).count();
     let rx = log.events.iter().filter(|e| e.1 == pr && e.2 == TapPoint::Arrive && e.0 <= early).count();
@@ -174,12 +175,12 @@ fn a_packet_sent_straight_to_an_idle_link_is_still_tapped_and_counted_as_queued(
         };
         let points: Vec<_> = log.events.iter().filter(sending).map(|e| (e.0, e.2, e.3)).collect();
         let count = |p: TapPoint| points.iter().filter(|e| e.1 == p).count();
-        let waiting = w.faces[face.idx()].egress.as_ref().unwrap().queue_packets();
+        let waiting = w.net.faces[face.idx()].egress.as_ref().unwrap().queue_packets();
         assert_eq!(count(TapPoint::Enqueue), count(TapPoint::Transmit) + waiting, "{name}");
         // The first packet met an idle link: queued and sent at the same instant.
         assert_eq!(points[0].1, TapPoint::Enqueue, "{name}");
         assert_eq!((points[1].0, points[1].1, points[1].2), (points[0].0, TapPoint::Transmit, points[0].2), "{name}");
-        assert!(w.faces[face.idx()].counters.max_queue_packets >= 1, "{name}");
+        assert!(w.net.faces[face.idx()].counters.max_queue_packets >= 1, "{name}");
     }
 }
 
@@ -352,7 +353,7 @@ fn a_router_module_absorbs_feedback_and_originates_one_aggregate_per_period() {
     // One aggregate per period reaches S (the last, sent at 1000 ms + 10 ms, is after the end).
     assert!((98..=100).contains(&fb.len()), "{} aggregates", fb.len());
     // S's face towards R carried Data only; R's face towards S carried only the aggregates.
-    let rs_counters = &w.faces[rs.idx()].counters;
+    let rs_counters = &w.net.faces[rs.idx()].counters;
     assert_eq!(rs_counters.mcast_bytes_sent, fb.len() as u64 * 40);
 }
 
@@ -398,8 +399,8 @@ fn an_interest_held_by_a_module_leaves_when_released_and_the_rtt_grows_by_the_ho
         let (cr, rp) = (b.face_between(c, r).unwrap(), b.face_between(r, p).unwrap());
         b.add_route(c, "/p", cr, 1);
         b.add_route(r, "/p", rp, 1);
-        b.add_producer("P", &producer("P")).unwrap();
-        b.add_consumer("C", &consumer("C", None, 1.0)).unwrap();
+        instantiate::add_producer(&mut b, "P", &producer("P")).unwrap();
+        instantiate::add_consumer(&mut b, "C", &consumer("C", None, 1.0)).unwrap();
         if delay_ms > 0 {
             let d = Delayer { delay: SimDuration::from_millis(delay_ms), held: Default::default() };
             b.add_module(r, Box::new(d));
@@ -455,8 +456,8 @@ fn a_link_service_acknowledges_frames_with_frames_that_use_the_link_and_never_re
     b.add_link("C-P", c, p, l.clone(), l).unwrap();
     let (cp, pc) = (b.face_between(c, p).unwrap(), b.face_between(p, c).unwrap());
     b.add_route(c, "/p", cp, 1);
-    b.add_producer("P", &producer("P")).unwrap();
-    b.add_consumer("C", &consumer("C", Some(100), 4.0)).unwrap();
+    instantiate::add_producer(&mut b, "P", &producer("P")).unwrap();
+    instantiate::add_consumer(&mut b, "C", &consumer("C", Some(100), 4.0)).unwrap();
     let (acked_c, acked_p) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
     b.set_link_service(cp, Box::new(Acker { next_seq: 0, acked: acked_c.clone() })).unwrap();
     b.set_link_service(pc, Box::new(Acker { next_seq: 0, acked: acked_p.clone() })).unwrap();
@@ -466,7 +467,7 @@ fn a_link_service_acknowledges_frames_with_frames_that_use_the_link_and_never_re
     // C sent 100 Interests (frames 1..=100), P answered each with an ACK, and the other way.
     assert_eq!(*acked_c.lock().unwrap(), (1..=100).collect::<Vec<u32>>());
     assert_eq!(*acked_p.lock().unwrap(), (1..=100).collect::<Vec<u32>>());
-    assert_eq!(w.faces[pc.idx()].counters.link_bytes_sent, 100 * 10);
+    assert_eq!(w.net.faces[pc.idx()].counters.link_bytes_sent, 100 * 10);
     assert_eq!(summary(&w, "C", "unsolicited_data"), 0.0);
 }
 
@@ -490,7 +491,7 @@ fn every_shipped_scenario_marks_each_face_change_its_samples_see() {
         let mut w = ndncc_core::instantiate::build_world(&sc, sc.simulation.seed).unwrap_or_else(|e| panic!("{e}"));
         w.check_face_samples();
         w.run(SimDuration::ZERO, &mut |_| true);
-        assert!(!w.recorder.faces.is_empty(), "{name} samples its faces");
+        assert!(!w.recorder().faces.is_empty(), "{name} samples its faces");
     }
 }
 
@@ -513,7 +514,7 @@ fn a_packet_queued_behind_a_long_transmission_shows_in_the_next_face_sample() {
     let mut w = b.build();
     w.check_face_samples();
     w.run(SimDuration::ZERO, &mut |_| true);
-    let rec = &w.recorder;
+    let rec = &w.recorder();
     let e = rec.entity_names().iter().position(|n| n == "S->D").unwrap() as u32;
     let m = rec.metric_names().iter().position(|n| n == "queue_packets").unwrap() as u32;
     let queue: Vec<(u64, f64)> = rec.faces.rows().filter(|r| r.1 == e && r.2 == m).map(|r| (r.0, r.3)).collect();

@@ -106,9 +106,9 @@ fn value(w: &World, entity: &str, metric: &str) -> f64 {
 
 /// Times of the consumer's event samples of `metric`.
 fn event_times(w: &World, metric: &str) -> Vec<u64> {
-    let names = w.recorder.metric_names();
+    let names = w.recorder().metric_names();
     let Some(m) = names.iter().position(|n| n == metric) else { return Vec::new() };
-    w.recorder.series.rows().filter(|r| r.2 as usize == m).map(|r| r.0).collect()
+    w.recorder().series.rows().filter(|r| r.2 as usize == m).map(|r| r.0).collect()
 }
 
 #[test]

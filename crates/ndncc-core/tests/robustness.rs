@@ -196,5 +196,5 @@ window = { type = "aimd" }
     let last = calls.last().copied().unwrap_or_default();
     assert!(last.as_secs_f64() < 0.01, "interrupted only at {last}");
     // Far fewer events than the 65,536 between event-count checks: the calls came from the work.
-    assert!(world.counters.events < 65_536, "{} events", world.counters.events);
+    assert!(world.counters().events < 65_536, "{} events", world.counters().events);
 }

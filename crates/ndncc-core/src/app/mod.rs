@@ -15,6 +15,7 @@ pub mod udp;
 pub use consumer::{ConsumerParams, Controller, RateConsumer, WindowConsumer};
 pub use producer::{Producer, ProducerParams};
 
+use crate::ctx::WakeRequest;
 use crate::names::NameTable;
 use crate::packet::Packet;
 use crate::recorder::{Recorder, SummaryRow};
@@ -29,13 +30,13 @@ pub struct AppCtx<'a> {
     /// The world's names, for applications that size packets by their real encoding; `None`
     /// outside a world (unit tests), where they fall back to their fixed sizes.
     pub names: Option<&'a NameTable>,
-    wake: Option<SimTime>,
+    wake: WakeRequest,
     idle: Option<IdlePolls>,
 }
 
 impl<'a> AppCtx<'a> {
     pub fn new(now: SimTime, out: &'a mut Vec<Packet>, recorder: &'a mut Recorder) -> AppCtx<'a> {
-        AppCtx { now, out, recorder, names: None, wake: None, idle: None }
+        AppCtx { now, out, recorder, names: None, wake: WakeRequest::default(), idle: None }
     }
     /// The same context with the world's names.
     pub fn with_names(self, names: &'a NameTable) -> AppCtx<'a> {
@@ -44,10 +45,10 @@ impl<'a> AppCtx<'a> {
     /// Ask to be woken at `t` (or the next clock tick after it). Wake-ups may be spurious: an
     /// application re-asks for its next one every time it runs.
     pub fn wake_at(&mut self, t: SimTime) {
-        self.wake = Some(self.wake.map_or(t, |w| w.min(t)));
+        self.wake.at(t);
     }
     pub fn requested_wake(&self) -> Option<SimTime> {
-        self.wake
+        self.wake.get()
     }
     /// Promise, as the hook returns, that wake-ups before `idle.until` are idle polls (see
     /// [`IdlePolls`]). A hook that does not promise it again withdraws it.

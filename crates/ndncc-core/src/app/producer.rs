@@ -6,10 +6,12 @@ use crate::names::NameTable;
 use crate::packet::{Name, NdnKind, Packet};
 use crate::recorder::{Recorder, SummaryRow};
 use crate::ring::Ring;
-use crate::scenario::ProducerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{data_wire_size, wire_u32};
 use crate::wire::tlv::nonneg_width_class;
+
+/// A producer's payload when none is given [bytes].
+pub const DEFAULT_PAYLOAD_BYTES: u64 = 1024;
 
 #[derive(Clone, Debug)]
 pub struct ProducerParams {
@@ -21,19 +23,6 @@ pub struct ProducerParams {
     pub processing_delay: SimDuration,
     /// FreshnessPeriod of every Data (zero = never stale).
     pub freshness: SimDuration,
-}
-
-impl ProducerParams {
-    /// The settings of producer `name` as `spec` gives them (the one place their defaults live).
-    pub fn from_spec(name: &str, spec: &ProducerSpec) -> ProducerParams {
-        ProducerParams {
-            name: name.to_owned(),
-            payload: u32::try_from(spec.payload.0).unwrap_or(u32::MAX),
-            overhead: spec.overhead.map(|o| u32::try_from(o.0).unwrap_or(u32::MAX)),
-            processing_delay: spec.processing_delay.get(),
-            freshness: spec.freshness.get(),
-        }
-    }
 }
 
 pub struct Producer {
@@ -133,8 +122,14 @@ mod tests {
         let mut names = NameTable::default();
         let short = names.intern("/p");
         let long = names.intern("/a/much/longer/prefix");
-        let spec = ProducerSpec::new("P", "/p");
-        let mut producer = Producer::new(ProducerParams::from_spec("P", &spec));
+        let params = ProducerParams {
+            name: "P".to_owned(),
+            payload: DEFAULT_PAYLOAD_BYTES as u32,
+            overhead: None,
+            processing_delay: SimDuration::ZERO,
+            freshness: SimDuration::ZERO,
+        };
+        let mut producer = Producer::new(params);
         let mut rec = Recorder::new(false);
         let freshness = producer.p.freshness.nanos();
         let payload = usize::try_from(producer.p.payload).unwrap_or(usize::MAX);

@@ -101,9 +101,6 @@ impl Fib {
     pub fn entry(&self, id: FibEntryId) -> &FibEntry {
         &self.entries[id as usize]
     }
-    pub fn entries(&self) -> &[FibEntry] {
-        &self.entries
-    }
 }
 
 #[cfg(test)]

@@ -393,12 +393,12 @@ impl LinkService for LossDetect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx::NodeAction;
     use crate::ids::{FaceId, NameId};
-    use crate::module::NodeAction;
     use crate::packet::Name;
     use crate::queue::nfd_mark::DecideAt;
     use crate::queue::{NfdMarkConfig, QueueConfig};
-    use crate::world::{LinkParams, World, WorldBuilder};
+    use crate::world::{LinkParams, Network, WorldBuilder};
 
     const MS: u64 = 1_000_000;
     /// Face A->B (sends the Data) and face B->A (receives them, acknowledges).
@@ -406,7 +406,7 @@ mod tests {
     const BA: FaceId = FaceId(1);
 
     /// A –(10 Mbps, 10 ms)– B; A->B's queue marks once it holds more than 1,000 bytes.
-    fn world() -> World {
+    fn world() -> Network {
         let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
         let a = b.add_node("A");
         let n = b.add_node("B");
@@ -418,12 +418,17 @@ mod tests {
         let ab = LinkParams::new(10_000_000, SimDuration::from_millis(10)).with_queue(q);
         let ba = LinkParams::new(10_000_000, SimDuration::from_millis(10));
         b.add_link("A-B", a, n, ab, ba).expect("valid link");
-        b.build()
+        b.into_network()
     }
 
     /// Run `f` with the context of `face` at `ms`; returns what the service asked to send and
     /// the wake-up it asked for.
-    fn at<R>(w: &World, face: FaceId, ms: u64, f: impl FnOnce(&mut LinkCtx) -> R) -> (R, Vec<Packet>, Option<SimTime>) {
+    fn at<R>(
+        w: &Network,
+        face: FaceId,
+        ms: u64,
+        f: impl FnOnce(&mut LinkCtx) -> R,
+    ) -> (R, Vec<Packet>, Option<SimTime>) {
         let (mut rng, mut actions) = (crate::rng::stream(1, "ls"), Vec::new());
         let eg = w.faces[face.idx()].egress.as_ref().expect("a link face");
         let mut ctx = LinkCtx::new(SimTime(ms * MS), face, eg, &mut rng, &mut actions);
@@ -445,14 +450,14 @@ mod tests {
     }
 
     /// A transmits Data `seg` at `ms`; returns the frame as it leaves.
-    fn transmit(w: &World, a: &mut LossDetect, seg: u64, ms: u64) -> (Packet, Vec<Packet>) {
+    fn transmit(w: &Network, a: &mut LossDetect, seg: u64, ms: u64) -> (Packet, Vec<Packet>) {
         let mut p = data(seg);
         let (_, sent, _) = at(w, AB, ms, |ctx| a.on_transmit(ctx, &mut p));
         (p, sent)
     }
 
     /// A receives a frame acknowledging `seq` at `ms`; returns what A sent (NACKs).
-    fn ack(w: &World, a: &mut LossDetect, seq: u32, ms: u64) -> Vec<Packet> {
+    fn ack(w: &Network, a: &mut LossDetect, seq: u32, ms: u64) -> Vec<Packet> {
         let mut f = Packet::new(Header::LinkAck, 10);
         f.link.ack = seq;
         let (passed, sent, _) = at(w, AB, ms, |ctx| a.on_receive(ctx, f));

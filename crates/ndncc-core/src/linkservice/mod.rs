@@ -20,9 +20,9 @@ pub mod loss_detect;
 
 pub use config::LinkServiceConfig;
 
-use crate::face::Egress;
+use crate::ctx::{NodeAction, WakeRequest, WakeSlot};
+use crate::egress::Egress;
 use crate::ids::FaceId;
-use crate::module::NodeAction;
 use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -37,7 +37,7 @@ pub struct LinkCtx<'a> {
     /// The service's own random stream.
     pub rng: &'a mut SimRng,
     actions: &'a mut Vec<NodeAction>,
-    wake: Option<SimTime>,
+    wake: WakeRequest,
 }
 
 impl<'a> LinkCtx<'a> {
@@ -48,7 +48,7 @@ impl<'a> LinkCtx<'a> {
         rng: &'a mut SimRng,
         actions: &'a mut Vec<NodeAction>,
     ) -> LinkCtx<'a> {
-        LinkCtx { now, face, egress, rng, actions, wake: None }
+        LinkCtx { now, face, egress, rng, actions, wake: WakeRequest::default() }
     }
     /// Queue a frame of the service's own (an acknowledgement, say) on this face. It goes
     /// through `on_send` like any other packet.
@@ -65,10 +65,10 @@ impl<'a> LinkCtx<'a> {
     }
     /// Ask for `on_wake` at `t`; only the earliest pending request counts.
     pub fn wake_at(&mut self, t: SimTime) {
-        self.wake = Some(self.wake.map_or(t, |w| w.min(t)));
+        self.wake.at(t);
     }
     pub fn requested_wake(&self) -> Option<SimTime> {
-        self.wake
+        self.wake.get()
     }
 }
 
@@ -96,12 +96,11 @@ pub trait LinkService: Send {
 pub struct LinkServiceSlot {
     pub service: Box<dyn LinkService>,
     pub rng: SimRng,
-    pub(crate) wake_at: Option<SimTime>,
-    pub(crate) wake_gen: u32,
+    pub(crate) wake: WakeSlot,
 }
 
 impl LinkServiceSlot {
     pub fn new(service: Box<dyn LinkService>, rng: SimRng) -> LinkServiceSlot {
-        LinkServiceSlot { service, rng, wake_at: None, wake_gen: 0 }
+        LinkServiceSlot { service, rng, wake: WakeSlot::default() }
     }
 }

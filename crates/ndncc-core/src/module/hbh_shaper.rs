@@ -200,7 +200,7 @@ impl HbhShaper {
         self.discovered = true;
         let ewma = |b: Bytes| Ewma { value: b.0 as f64, gain: self.cfg.gain };
         for &f in ctx.node_faces {
-            let Some(eg) = ctx.faces[f.idx()].egress.as_ref() else { continue };
+            let Some(eg) = ctx.face(f).egress.as_ref() else { continue };
             let c1 = self.cfg.capacity.map_or(eg.bandwidth_bps, |c| c.bps()) as f64;
             let c2 = self.cfg.reverse_capacity.map_or(c1, |c| c.bps() as f64);
             let mut s = FaceShaper {
@@ -326,9 +326,9 @@ impl RouterModule for HbhShaper {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx::NodeAction;
     use crate::module::testkit::{interest, two_nodes, A_TO_B};
-    use crate::module::NodeAction;
-    use crate::world::World;
+    use crate::world::Network;
 
     const R: f64 = 1100.0 / 40.0;
 
@@ -373,7 +373,7 @@ mod tests {
     }
 
     /// Run `f` with node A's context at `ns`; returns what it asked to send and its wake-up.
-    fn at<R>(w: &mut World, ns: u64, f: impl FnOnce(&mut ModuleCtx) -> R) -> (R, Vec<Packet>, Option<SimTime>) {
+    fn at<R>(w: &mut Network, ns: u64, f: impl FnOnce(&mut ModuleCtx) -> R) -> (R, Vec<Packet>, Option<SimTime>) {
         let (mut rng, mut actions) = (crate::rng::stream(1, "module"), Vec::new());
         let mut ctx =
             ModuleCtx::new(SimTime(ns), crate::ids::NodeId(0), &w.nodes[0].faces, &mut w.faces, &mut rng, &mut actions);

@@ -129,7 +129,7 @@ impl InterestLimit {
         self.discovered = true;
         let rtt_s = self.cfg.rtt.get().as_secs_f64();
         for &f in ctx.node_faces {
-            let face = &ctx.faces[f.idx()];
+            let face = ctx.face(f);
             if face.egress.is_none() {
                 continue;
             }
@@ -166,7 +166,7 @@ impl RouterModule for InterestLimit {
     fn on_interest_out(&mut self, ctx: &mut ModuleCtx, face: FaceId, _interest: &mut Packet) -> InterestVerdict {
         self.discover(ctx);
         let mode = self.cfg.mode;
-        let pending = ctx.faces[face.idx()].pending_interests as f64;
+        let pending = ctx.face(face).pending_interests as f64;
         let Some(s) = self.faces.iter_mut().find(|s| s.face == face) else { return InterestVerdict::Send };
         let ok = match mode {
             LimitMode::Window => fits(pending, s.limit),
@@ -201,7 +201,7 @@ impl RouterModule for InterestLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::World;
+    use crate::world::Network;
 
     const MS: u64 = 1_000_000;
 
@@ -235,7 +235,7 @@ mod tests {
             InterestLimitConfig { mode: LimitMode::Rate, limit: Some(100.0), depth: Some(3.0), ..Default::default() };
         let mut m = InterestLimit::new(&cfg);
         let mut w = two_nodes();
-        let mut send = |w: &mut World, ms| with_ctx(w, ms, |ctx| m.on_interest_out(ctx, A_TO_B, &mut interest(0)));
+        let mut send = |w: &mut Network, ms| with_ctx(w, ms, |ctx| m.on_interest_out(ctx, A_TO_B, &mut interest(0)));
         for _ in 0..3 {
             assert_eq!(send(&mut w, 0), InterestVerdict::Send);
         }

@@ -207,7 +207,7 @@ impl Mircc {
         }
         self.discovered = true;
         for &f in ctx.node_faces {
-            if ctx.faces[f.idx()].egress.is_some() {
+            if ctx.face(f).egress.is_some() {
                 self.faces.push(FaceState {
                     face: f,
                     rate: None,
@@ -263,7 +263,7 @@ impl Mircc {
 
 /// C of a face: the Data per second its reverse direction carries.
 fn capacity(ctx: &ModuleCtx, face: FaceId, data_size: Bytes) -> f64 {
-    ctx.faces[face.idx()].reverse_bandwidth_bps as f64 / (8.0 * data_size.0 as f64)
+    ctx.face(face).reverse_bandwidth_bps as f64 / (8.0 * data_size.0 as f64)
 }
 
 impl RouterModule for Mircc {
@@ -311,7 +311,7 @@ impl RouterModule for Mircc {
             let y = self.faces[i].offered as f64 / elapsed;
             self.faces[i].offered = 0;
             let c = capacity(ctx, face, self.cfg.data_size);
-            let q = ctx.faces[face.idx()].egress.as_ref().map_or(0, |e| e.shaper_len()) as f64;
+            let q = ctx.face(face).egress.as_ref().map_or(0, |e| e.shaper_len()) as f64;
             self.update(i, y, c, q, elapsed);
         }
     }

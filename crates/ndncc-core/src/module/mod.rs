@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Built-in modules: `static-rate-stamp`, `mircc` (seed 000), `interest-limit` (stateful
-//! forwarding), `hbh-shaper` (the hop-by-hop Interest shaper). A module is one file behind
+//! forwarding), `hbh-shaper` (the hop-by-hop Interest shaper), `srmcc` (seed 001's multicast
+//! tree node) and `perif-ecn` (PerIfWithECN's router). A module is one file behind
 //! [`RouterModule`] plus one line in [`config`].
 
 pub mod config;
@@ -32,25 +33,12 @@ pub(crate) mod testkit;
 
 pub use config::ModuleConfig;
 
+use crate::ctx::{NodeAction, WakeRequest, WakeSlot};
 use crate::face::Face;
 use crate::ids::{FaceId, NodeId};
 use crate::packet::{NackReason, Packet};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
-
-/// Something a router component asks its node to do once its hook returns. The world carries
-/// these out in order, after the hook, never by a nested call.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum NodeAction {
-    /// Put `packet` on `face`: through the face's link service and queue onto its link, or to
-    /// the application on an application face. It bypasses the forwarder.
-    Send { face: FaceId, packet: Packet },
-    /// Hand `packet` to the node's forwarding as if it had arrived on `face`.
-    Receive { face: FaceId, packet: Packet },
-    /// An Interest that a module held (`InterestVerdict::Hold`) for `face` is refused: the
-    /// forwarder handles it as a NACK with `reason` from that face.
-    Refuse { face: FaceId, interest: Packet, reason: NackReason },
-}
 
 /// What a module sees of its node when a hook runs, and what it may ask of it.
 pub struct ModuleCtx<'a> {
@@ -58,13 +46,13 @@ pub struct ModuleCtx<'a> {
     pub node: NodeId,
     /// The node's faces.
     pub node_faces: &'a [FaceId],
-    /// Every face in the world, by `FaceId`; a module may adjust its own node's faces (e.g. the
-    /// Interest shaper's rate) but must not touch others.
-    pub faces: &'a mut [Face],
+    /// Every face in the world, by `FaceId`, reached through [`ModuleCtx::face`] and
+    /// [`ModuleCtx::face_mut`], which give a module its own node's faces only.
+    faces: &'a mut [Face],
     /// The module's own random stream (from the run's seed and the module's node and position).
     pub rng: &'a mut SimRng,
     actions: &'a mut Vec<NodeAction>,
-    wake: Option<SimTime>,
+    wake: WakeRequest,
 }
 
 impl<'a> ModuleCtx<'a> {
@@ -76,7 +64,27 @@ impl<'a> ModuleCtx<'a> {
         rng: &'a mut SimRng,
         actions: &'a mut Vec<NodeAction>,
     ) -> ModuleCtx<'a> {
-        ModuleCtx { now, node, node_faces, faces, rng, actions, wake: None }
+        ModuleCtx { now, node, node_faces, faces, rng, actions, wake: WakeRequest::default() }
+    }
+    /// Face `id` of this node: its queue, its egress, its pending Interests.
+    ///
+    /// # Panics
+    /// If `id` is a face of another node: a module sees its own node only.
+    #[inline]
+    pub fn face(&self, id: FaceId) -> &Face {
+        let f = &self.faces[id.idx()];
+        assert_eq!(f.node, self.node, "a module of one node read face {} of another", f.name);
+        f
+    }
+    /// Face `id` of this node, to adjust (its Interest shaper's rate, say).
+    ///
+    /// # Panics
+    /// If `id` is a face of another node.
+    #[inline]
+    pub fn face_mut(&mut self, id: FaceId) -> &mut Face {
+        let f = &mut self.faces[id.idx()];
+        assert_eq!(f.node, self.node, "a module of one node changed face {} of another", f.name);
+        f
     }
     /// Send `packet` on `face` (see [`NodeAction::Send`]).
     pub fn send(&mut self, face: FaceId, packet: Packet) {
@@ -93,10 +101,10 @@ impl<'a> ModuleCtx<'a> {
     /// Ask for `on_wake` at `t` (or the node's next clock tick after it). Only the earliest
     /// pending request counts; a module re-asks every time it runs.
     pub fn wake_at(&mut self, t: SimTime) {
-        self.wake = Some(self.wake.map_or(t, |w| w.min(t)));
+        self.wake.at(t);
     }
     pub fn requested_wake(&self) -> Option<SimTime> {
-        self.wake
+        self.wake.get()
     }
 }
 
@@ -158,12 +166,32 @@ pub trait RouterModule: Send {
 pub struct ModuleSlot {
     pub module: Box<dyn RouterModule>,
     pub rng: SimRng,
-    pub(crate) wake_at: Option<SimTime>,
-    pub(crate) wake_gen: u32,
+    pub(crate) wake: WakeSlot,
 }
 
 impl ModuleSlot {
     pub fn new(module: Box<dyn RouterModule>, rng: SimRng) -> ModuleSlot {
-        ModuleSlot { module, rng, wake_at: None, wake_gen: 0 }
+        ModuleSlot { module, rng, wake: WakeSlot::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::{two_nodes, with_ctx, A_TO_B};
+    use crate::ids::FaceId;
+
+    #[test]
+    fn a_module_reads_the_faces_of_its_own_node() {
+        let mut net = two_nodes();
+        let pending = with_ctx(&mut net, 0, |ctx| ctx.face(A_TO_B).pending_interests);
+        assert_eq!(pending, 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "of another")]
+    fn a_module_cannot_reach_a_face_of_another_node() {
+        let mut net = two_nodes();
+        // Face 1 is B->A; the context is node A's.
+        with_ctx(&mut net, 0, |ctx| ctx.face_mut(FaceId(1)).pending_interests += 1);
     }
 }

@@ -143,7 +143,7 @@ impl RouterModule for PerIfEcnModule {
             _ => return,
         };
         let n = self.note(face, FlowKey::Group(m.origin.0, m.group), ctx.now);
-        let Some(e) = ctx.faces[face.idx()].egress.as_ref() else { return };
+        let Some(e) = ctx.face(face).egress.as_ref() else { return };
         let cap = self.cfg.queue_capacity.or_else(|| e.queue.packet_limit().and_then(|p| u64::try_from(p).ok()));
         let occ = (e.queue_packets() as f64 / cap.unwrap_or(50).max(1) as f64).min(1.0);
         if occ <= self.cfg.set_point {

@@ -154,7 +154,7 @@ impl SrmccMtn {
 
     fn fair_share(&self, ctx: &ModuleCtx, upstream: Option<FaceId>) -> f64 {
         let Some(up) = upstream else { return f64::INFINITY };
-        let c = ctx.faces[up.idx()].egress.as_ref().map_or(f64::INFINITY, |e| e.bandwidth_bps as f64);
+        let c = ctx.face(up).egress.as_ref().map_or(f64::INFINITY, |e| e.bandwidth_bps as f64);
         c / self.flow_count(ctx.now).max(1) as f64
     }
 
@@ -232,7 +232,7 @@ impl RouterModule for SrmccMtn {
         if m.kind != McastKind::Data {
             return;
         }
-        let len = ctx.faces[face.idx()].egress.as_ref().map_or(0, |e| e.queue_packets());
+        let len = ctx.face(face).egress.as_ref().map_or(0, |e| e.queue_packets());
         let q = (len as f64 / self.cfg.queue_capacity as f64).min(1.0);
         let alpha = self.cfg.alpha;
         match self.qocc.iter_mut().find(|(f, _)| *f == face) {

@@ -98,8 +98,7 @@ pub struct ProducerSpec {
     pub processing_delay: Duration,
 }
 
-/// A producer's payload when the scenario gives none [bytes].
-pub const DEFAULT_PAYLOAD_BYTES: u64 = 1024;
+pub use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 
 fn default_payload() -> Bytes {
     Bytes(DEFAULT_PAYLOAD_BYTES)

@@ -2,12 +2,12 @@
 //! Links live in `link.rs`, applications in `app.rs`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use serde::{de, Deserialize, Deserializer, Serialize};
 
 use super::app::{AppSpec, ConsumerSpec, ProducerSpec};
 use super::link::LinkSpec;
+pub use crate::face_selection::{split_face, FaceSelection};
 use crate::forwarder::strategy::StrategyConfig;
 use crate::module::ModuleConfig;
 use crate::units::Duration;
@@ -244,73 +244,6 @@ pub(crate) fn default_true() -> bool {
 impl Default for RecordSpec {
     fn default() -> Self {
         RecordSpec { interval: default_interval(), events: true, faces: FaceSelection::All, pcap: None }
-    }
-}
-
-/// `faces = "all" | "none" | ["R1->R2", …]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum FaceSelection {
-    #[default]
-    All,
-    None,
-    /// Face names `"A->B"`: the face of node A toward its neighbour B.
-    List(Vec<String>),
-}
-
-impl FaceSelection {
-    /// Is the face of `node` toward `neighbour` selected?
-    pub fn includes(&self, node: &str, neighbour: &str) -> bool {
-        match self {
-            FaceSelection::All => true,
-            FaceSelection::None => false,
-            FaceSelection::List(l) => l.iter().any(|f| split_face(f) == Some((node, neighbour))),
-        }
-    }
-}
-
-/// `"A->B"` → `("A", "B")`.
-pub fn split_face(face: &str) -> Option<(&str, &str)> {
-    let (a, b) = face.split_once("->")?;
-    let (a, b) = (a.trim(), b.trim());
-    (!a.is_empty() && !b.is_empty()).then_some((a, b))
-}
-
-impl Serialize for FaceSelection {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            FaceSelection::All => s.serialize_str("all"),
-            FaceSelection::None => s.serialize_str("none"),
-            FaceSelection::List(l) => l.serialize(s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for FaceSelection {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = FaceSelection;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"all\", \"none\" or a list of face names like \"R1->R2\"")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<FaceSelection, E> {
-                match v {
-                    "all" => Ok(FaceSelection::All),
-                    "none" => Ok(FaceSelection::None),
-                    _ => Err(E::custom(format!(
-                        "'{v}' is not a face selection: expected \"all\", \"none\" or a list like [\"R1->R2\"]"
-                    ))),
-                }
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<FaceSelection, A::Error> {
-                let mut out = Vec::new();
-                while let Some(s) = seq.next_element::<String>()? {
-                    out.push(s);
-                }
-                Ok(FaceSelection::List(out))
-            }
-        }
-        d.deserialize_any(V)
     }
 }
 

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 pub use pcapng::PcapNgWriter;
 pub use tap::{PcapTap, TraceCounts};
 
+use crate::face_selection::FaceSelection;
 use crate::plugin::{check, Check, Invalid};
-use crate::scenario::FaceSelection;
 use crate::units::{Bytes, Duration};
 
 /// Largest snap length [bytes]: Wireshark's own limit.

@@ -5,17 +5,17 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 
 use super::{PcapNgWriter, PcapSpec};
+use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::face::FaceKind;
 use crate::ids::FaceId;
 use crate::names::components;
 use crate::packet::{Header, NdnKind, Packet};
-use crate::scenario::DEFAULT_PAYLOAD_BYTES;
 use crate::tap::{PacketTap, TapPoint};
 use crate::time::SimTime;
 use crate::wire::ip::{ipv4, mac, write_ethernet, IpFrame, ETHERTYPE_IPV4};
 use crate::wire::ndn::{types, LpFields, NdnFrame, ETHERTYPE_NDN};
 use crate::wire::tlv::{tlv_len, TlvWriter};
-use crate::world::World;
+use crate::world::Network;
 
 /// What a trace recorded on one face.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,12 +64,12 @@ fn payload_for(name: &[String], producers: &[(Vec<String>, u64)]) -> usize {
 }
 
 impl PcapTap {
-    /// A trace of `world`'s faces that `spec` selects, written to `path`. `producers` gives
+    /// A trace of the faces of `net` that `spec` selects, written to `path`. `producers` gives
     /// each producer's prefix and payload (the Content length of its Data); `comment` goes in
     /// the file header (scenario name, seed).
     pub fn create(
         path: &Path,
-        world: &World,
+        net: &Network,
         spec: &PcapSpec,
         producers: &[(String, u64)],
         comment: &str,
@@ -78,25 +78,25 @@ impl PcapTap {
         let snaplen = u32::try_from(spec.snaplen.0).unwrap_or(u32::MAX);
         let application = format!("ndncc {}", env!("CARGO_PKG_VERSION"));
         let mut writer = PcapNgWriter::new(BufWriter::with_capacity(1 << 20, file), &application, comment)?;
-        let mut faces = Vec::with_capacity(world.faces.len());
-        for face in &world.faces {
+        let mut faces = Vec::with_capacity(net.faces.len());
+        for face in &net.faces {
             let FaceKind::Link { link, peer_node, .. } = face.kind else {
                 faces.push(None);
                 continue;
             };
-            let (me, them) = (&world.nodes[face.node.idx()].name, &world.nodes[peer_node.idx()].name);
+            let (me, them) = (&net.nodes[face.node.idx()].name, &net.nodes[peer_node.idx()].name);
             if !spec.faces.includes(me, them) {
                 faces.push(None);
                 continue;
             }
-            let description = match &world.faces[face.id.idx()].egress {
+            let description = match &net.faces[face.id.idx()].egress {
                 Some(e) => format!(
                     "link {} from {me} to {them}: {} bit/s, {} ns delay",
-                    world.links[link.idx()].name,
+                    net.links[link.idx()].name,
                     e.bandwidth_bps,
                     e.delay.nanos()
                 ),
-                None => format!("link {} from {me} to {them}", world.links[link.idx()].name),
+                None => format!("link {} from {me} to {them}", net.links[link.idx()].name),
             };
             let interface = writer.interface(&face.name, &description, snaplen)?;
             faces.push(Some(TracedFace {
@@ -109,9 +109,9 @@ impl PcapTap {
             }));
         }
         let producers: Vec<(Vec<String>, u64)> = producers.iter().map(|(p, n)| (components(p), *n)).collect();
-        let names = (0..world.names.len())
+        let names = (0..net.names.len())
             .map(|i| {
-                let comps = world.names.components(crate::ids::NameId(u32::try_from(i).unwrap_or(u32::MAX))).to_vec();
+                let comps = net.names.components(crate::ids::NameId(u32::try_from(i).unwrap_or(u32::MAX))).to_vec();
                 let payload = payload_for(&comps, &producers);
                 (comps, payload)
             })

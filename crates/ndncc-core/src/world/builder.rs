@@ -3,27 +3,26 @@
 
 use std::collections::VecDeque;
 
-use super::{AppSlot, FaceMetricIds, Link, McastRoute, Node, NodeCounters, RunCounters, World};
-use crate::app::consumer::{self, ObjectParams};
-use crate::app::tcp::{
-    Ns2TcpParams, Ns2TcpSender, TcpProfile, TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams,
-};
-use crate::app::udp::{CbrParams, CbrSource, UdpSink};
+use super::engine::{Actor, Engine, Scratch, Watchdog};
+use super::sampling::{FaceMetricIds, Sampling};
+use super::{AppSlot, Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
+use crate::app::consumer;
+use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
+use crate::egress::{Egress, Underlay};
 use crate::event_queue::EventQueue;
-use crate::face::{Egress, Face, FaceCounters, FaceKind, Underlay};
+use crate::face::{Face, FaceCounters, FaceKind};
+use crate::face_selection::FaceSelection;
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
 use crate::linkservice::{LinkService, LinkServiceSlot};
 use crate::loss::LossConfig;
 use crate::module::{ModuleSlot, RouterModule};
-use crate::names::NameTable;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
-use crate::scenario::{CbrSpec, ConsumerSpec, Control, MulticastSpec, ProducerSpec, TcpSpec, DEFAULT_PAYLOAD_BYTES};
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -61,22 +60,10 @@ impl LinkParams {
     }
 }
 
-/// Which faces get fixed-interval samples.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FaceSelection {
-    All,
-    None,
-    Named(Vec<String>),
-}
-
 pub struct WorldBuilder {
     seed: u64,
     duration: SimDuration,
-    names: NameTable,
-    nodes: Vec<Node>,
-    faces: Vec<Face>,
-    links: Vec<Link>,
-    apps: Vec<AppSlot>,
+    net: Network,
     recorder: Recorder,
     sample_interval: Option<SimDuration>,
     face_selection: FaceSelection,
@@ -97,11 +84,7 @@ impl WorldBuilder {
         WorldBuilder {
             seed,
             duration,
-            names: NameTable::default(),
-            nodes: Vec::new(),
-            faces: Vec::new(),
-            links: Vec::new(),
-            apps: Vec::new(),
+            net: Network::default(),
             recorder: Recorder::new(true),
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
@@ -130,9 +113,9 @@ impl WorldBuilder {
     }
 
     pub fn add_node(&mut self, name: &str) -> NodeId {
-        let id = NodeId(self.nodes.len() as u32);
+        let id = NodeId(self.net.nodes.len() as u32);
         self.node_index.entry(name.to_owned()).or_insert(id);
-        self.nodes.push(Node {
+        self.net.nodes.push(Node {
             id,
             name: name.to_owned(),
             faces: Vec::new(),
@@ -156,36 +139,33 @@ impl WorldBuilder {
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
         self.node_index.get(name).copied()
     }
-    pub fn node_name(&self, id: NodeId) -> &str {
-        &self.nodes[id.idx()].name
-    }
 
     pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
-        self.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
+        self.net.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
     }
 
     /// Shift the node's coarse clock: its edges fall at `phase` plus multiples of the tick.
     pub fn set_clock_phase(&mut self, node: NodeId, phase: SimDuration) {
-        self.nodes[node.idx()].clock_phase = phase;
+        self.net.nodes[node.idx()].clock_phase = phase;
     }
     /// A Content Store of `capacity` Data on `node` (0 = none).
     pub fn set_content_store(&mut self, node: NodeId, capacity: usize) {
-        self.nodes[node.idx()].cs = ContentStore::new(capacity);
+        self.net.nodes[node.idx()].cs = ContentStore::new(capacity);
     }
     pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
-        self.nodes[node.idx()].strategy = s;
+        self.net.nodes[node.idx()].strategy = s;
     }
     /// Add a router module to `node`, after the ones it has. Its random stream is
     /// `module:NODE:INDEX`.
     pub fn add_module(&mut self, node: NodeId, m: Box<dyn RouterModule>) {
-        let n = &mut self.nodes[node.idx()];
+        let n = &mut self.net.nodes[node.idx()];
         let rng = stream(self.seed, &format!("module:{}:{}", n.name, n.modules.len()));
         n.modules.push(ModuleSlot::new(m, rng));
     }
 
     /// Give `face` (a link face) a link service. Its random stream is `linkservice:FACE`.
     pub fn set_link_service(&mut self, face: FaceId, s: Box<dyn LinkService>) -> Result<(), String> {
-        let f = &mut self.faces[face.idx()];
+        let f = &mut self.net.faces[face.idx()];
         if f.egress.is_none() {
             return Err(format!("face {} is not a link face", f.name));
         }
@@ -196,7 +176,7 @@ impl WorldBuilder {
 
     /// IP route on `node`: packets for `dst` leave on `face`.
     pub fn add_ip_route(&mut self, node: NodeId, dst: NodeId, face: FaceId) {
-        let routes = &mut self.nodes[node.idx()].ip_routes;
+        let routes = &mut self.net.nodes[node.idx()].ip_routes;
         if routes.len() <= dst.idx() {
             routes.resize(dst.idx() + 1, None);
         }
@@ -206,7 +186,7 @@ impl WorldBuilder {
     /// Multicast tree entry of `node` for `group`: its face towards the source (`None` on the
     /// source's node) and a face Data is copied to (call once per downstream face).
     pub fn add_mcast_route(&mut self, node: NodeId, group: u32, upstream: Option<FaceId>, downstream: Option<FaceId>) {
-        let n = &mut self.nodes[node.idx()];
+        let n = &mut self.net.nodes[node.idx()];
         let i = match n.mcast.iter().position(|(g, _)| *g == group) {
             Some(i) => i,
             None => {
@@ -265,15 +245,15 @@ impl WorldBuilder {
         ba: LinkParams,
     ) -> Result<LinkId, String> {
         if a == b {
-            return Err(format!("link {name}: both ends are node {}", self.nodes[a.idx()].name));
+            return Err(format!("link {name}: both ends are node {}", self.net.nodes[a.idx()].name));
         }
-        let (na, nb) = (self.nodes[a.idx()].name.clone(), self.nodes[b.idx()].name.clone());
+        let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
         let eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
         let eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
-        let id = LinkId(self.links.len() as u32);
-        let fa = FaceId(self.faces.len() as u32);
+        let id = LinkId(self.net.links.len() as u32);
+        let fa = FaceId(self.net.faces.len() as u32);
         let fb = FaceId(fa.0 + 1);
-        self.faces.push(Face {
+        self.net.faces.push(Face {
             id: fa,
             node: a,
             name: format!("{na}->{nb}"),
@@ -284,7 +264,7 @@ impl WorldBuilder {
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: ba.bandwidth_bps,
         });
-        self.faces.push(Face {
+        self.net.faces.push(Face {
             id: fb,
             node: b,
             name: format!("{nb}->{na}"),
@@ -295,23 +275,23 @@ impl WorldBuilder {
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: ab.bandwidth_bps,
         });
-        self.nodes[a.idx()].faces.push(fa);
-        self.nodes[b.idx()].faces.push(fb);
-        self.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
+        self.net.nodes[a.idx()].faces.push(fa);
+        self.net.nodes[b.idx()].faces.push(fb);
+        self.net.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
         Ok(id)
     }
 
     /// The face of `from` on a link to `to` (the first, if several).
     pub fn face_between(&self, from: NodeId, to: NodeId) -> Option<FaceId> {
-        self.nodes[from.idx()]
+        self.net.nodes[from.idx()]
             .faces
             .iter()
             .copied()
-            .find(|f| matches!(self.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == to))
+            .find(|f| matches!(self.net.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == to))
     }
 
     pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
-        self.nodes[node.idx()].fib.add_route(prefix, face, cost);
+        self.net.nodes[node.idx()].fib.add_route(prefix, face, cost);
     }
 
     fn add_app(
@@ -322,12 +302,12 @@ impl WorldBuilder {
         start: SimTime,
         stop: Option<SimTime>,
     ) -> (AppId, FaceId) {
-        let id = AppId(self.apps.len() as u32);
-        let face = FaceId(self.faces.len() as u32);
-        self.faces.push(Face {
+        let id = AppId(self.net.apps.len() as u32);
+        let face = FaceId(self.net.faces.len() as u32);
+        self.net.faces.push(Face {
             id: face,
             node,
-            name: format!("{}:{name}", self.nodes[node.idx()].name),
+            name: format!("{}:{name}", self.net.nodes[node.idx()].name),
             kind: FaceKind::App { app: id },
             egress: None,
             link_service: None,
@@ -335,24 +315,24 @@ impl WorldBuilder {
             counters: FaceCounters::default(),
             reverse_bandwidth_bps: 0,
         });
-        self.nodes[node.idx()].faces.push(face);
-        self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
+        self.net.nodes[node.idx()].faces.push(face);
+        self.net.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
         (id, face)
     }
 
-    fn node_named(&self, what: &str, node: &str) -> Result<NodeId, String> {
+    /// The node called `node`, or an error naming `what` asked for it.
+    pub fn node_named(&self, what: &str, node: &str) -> Result<NodeId, String> {
         self.node_by_name(node).ok_or_else(|| format!("{what}: '{node}' is not a node of this world"))
     }
 
-    /// The producer app `name` as `spec` describes it: on node `spec.node`, serving
-    /// `spec.prefix`; installs the FIB route to its app face (cost 0).
-    pub fn add_producer(&mut self, name: &str, spec: &ProducerSpec) -> Result<AppId, String> {
-        let node = self.node_named(&format!("app {name}"), &spec.node)?;
-        let params = ProducerParams::from_spec(name, spec);
-        self.producers.entry(crate::names::canonical(&spec.prefix)).or_insert(params.payload);
-        let (id, face) = self.add_app(name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
-        self.add_route(node, &spec.prefix, face, 0);
-        Ok(id)
+    /// The producer `params.name` on `node`, serving `prefix`; installs the FIB route to its
+    /// app face (cost 0). The first producer of a prefix sets the payload its consumers count.
+    pub fn add_producer(&mut self, node: NodeId, prefix: &str, params: ProducerParams) -> AppId {
+        self.producers.entry(crate::names::canonical(prefix)).or_insert(params.payload);
+        let name = params.name.clone();
+        let (id, face) = self.add_app(&name, node, Box::new(Producer::new(params)), SimTime::ZERO, None);
+        self.add_route(node, prefix, face, 0);
+        id
     }
 
     /// Payload of the Data answering names under `prefix`: that of the producer added with the
@@ -369,35 +349,20 @@ impl WorldBuilder {
         DEFAULT_PAYLOAD_BYTES as u32
     }
 
-    /// The consumer app `name` as `spec` describes it, under the controller its `window` or
-    /// `rate` table builds.
-    pub fn add_consumer(&mut self, name: &str, spec: &ConsumerSpec) -> Result<AppId, String> {
-        let ctl = match spec.control() {
-            Some(Control::Window(w)) => Controller::Window(w.build()),
-            Some(Control::Rate(r)) => Controller::Rate(r.build()),
-            None => return Err(format!("app {name}: a consumer needs exactly one of `window` or `rate`")),
-        };
-        self.add_consumer_with(name, spec, ctl)
-    }
-
-    /// The consumer app `name` as `spec` describes it, under a controller of the caller's (a
-    /// user plug-in); `spec.window` and `spec.rate` are ignored.
-    pub fn add_consumer_with(&mut self, name: &str, spec: &ConsumerSpec, ctl: Controller) -> Result<AppId, String> {
-        let node = self.node_named(&format!("app {name}"), &spec.node)?;
-        let prefix = self.names.intern(&spec.prefix);
-        let payload = self.payload_for(&spec.prefix);
-        let mut params = ConsumerParams::from_spec(name, spec, prefix, payload);
-        params.objects = ObjectParams::from_spec(name, spec, payload, self.seed);
+    /// The consumer `params.name` on `node` under `ctl`, from `start` until `stop`. Its random
+    /// stream is `app:NAME`.
+    pub fn add_consumer(
+        &mut self,
+        node: NodeId,
+        params: ConsumerParams,
+        ctl: Controller,
+        start: SimTime,
+        stop: Option<SimTime>,
+    ) -> AppId {
+        let name = params.name.clone();
         let rng = stream(self.seed, &format!("app:{name}"));
         let app = consumer::build(params, ctl, rng, &mut self.recorder);
-        // The jitter has a stream of its own, so it moves no other draw of the consumer.
-        let jitter = match spec.start_jitter.get().nanos() {
-            0 => SimDuration::ZERO,
-            j => SimDuration(crate::rng::below(&mut stream(self.seed, &format!("app:{name}:start")), j)),
-        };
-        let start = SimTime::ZERO + spec.start.get() + jitter;
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        Ok(self.add_app(name, node, app, start, stop).0)
+        self.add_app(&name, node, app, start, stop).0
     }
 
     /// Any application (a user plug-in).
@@ -412,174 +377,17 @@ impl WorldBuilder {
         self.add_app(name, node, app, start, stop).0
     }
 
-    /// A TCP flow `name` as `spec` describes it: the sender on `spec.node` (reported as `name`),
-    /// the receiver on `spec.to` (as `name-sink`), each bound to a port of its own. IP routes
-    /// between the two nodes must be installed (`add_ip_route`, or `install_ip_routes`).
-    pub fn add_tcp_flow(&mut self, name: &str, spec: &TcpSpec) -> Result<(AppId, AppId), String> {
-        let me = self.node_named(&format!("app {name}"), &spec.node)?;
-        let to = self.node_named(&format!("app {name}"), &spec.to)?;
-        let (src_port, dst_port) = self.flow_ports();
-        let mss = u32::try_from(spec.mss.0).map_err(|_| format!("app {name}: mss is too large"))?;
-        let ns2 = match spec.profile {
-            TcpProfile::Ns2(cfg) => Some(cfg),
-            _ => None,
-        };
-        let tx: Box<dyn Application> = match ns2 {
-            Some(cfg) => {
-                let params = Ns2TcpParams {
-                    name: name.to_owned(),
-                    me,
-                    dst: to,
-                    src_port,
-                    dst_port,
-                    mss,
-                    bytes: spec.bytes.map(|b| b.0),
-                    cfg,
-                };
-                Box::new(Ns2TcpSender::new(params, &mut self.recorder))
-            }
-            None => {
-                let params = TcpSenderParams {
-                    name: name.to_owned(),
-                    me,
-                    dst: to,
-                    src_port,
-                    dst_port,
-                    mss,
-                    initial_window: spec.initial_window,
-                    bytes: spec.bytes.map(|b| b.0),
-                    ecn: spec.ecn,
-                    limited_transmit: spec.limited_transmit,
-                    flight_size: spec.flight_size,
-                    rtt: spec.rtt,
-                };
-                Box::new(TcpSender::new(params, spec.cc.build(), &mut self.recorder))
-            }
-        };
-        // NS-2's TCPSink acknowledges every packet at once.
-        let (ack_every, delayed_ack_timeout) = match ns2 {
-            Some(_) => (1, SimDuration::ZERO),
-            None => (spec.ack_every, spec.delayed_ack_timeout.get()),
-        };
-        let receiver = TcpReceiverParams {
-            name: format!("{name}-sink"),
-            me: to,
-            src: me,
-            port: dst_port,
-            peer_port: src_port,
-            ack_every,
-            delayed_ack_timeout,
-            mss,
-        };
-        let rx: Box<dyn Application> = Box::new(TcpReceiver::new(receiver, &mut self.recorder));
-        let start = SimTime::ZERO + spec.start.get();
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        let tx_id = self.add_app(name, me, tx, start, stop).0;
-        let rx_id = self.add_app(&format!("{name}-sink"), to, rx, SimTime::ZERO, None).0;
-        self.bind_port(tx_id, src_port)?;
-        self.bind_port(rx_id, dst_port)?;
-        self.ip_hosts.extend([me, to]);
-        Ok((tx_id, rx_id))
-    }
-
-    /// A constant-bit-rate UDP flow `name`: the source on `spec.node` (reported as `name`), the
-    /// sink on `spec.to` (as `name-sink`).
-    pub fn add_cbr_flow(&mut self, name: &str, spec: &CbrSpec) -> Result<(AppId, AppId), String> {
-        let me = self.node_named(&format!("app {name}"), &spec.node)?;
-        let to = self.node_named(&format!("app {name}"), &spec.to)?;
-        let (src_port, dst_port) = self.flow_ports();
-        let payload = u32::try_from(spec.packet_size.0).map_err(|_| format!("app {name}: packet_size is too large"))?;
-        let per_s = spec.rate.bps() as f64 / (8.0 * f64::from(payload.max(1)));
-        let params = CbrParams {
-            name: name.to_owned(),
-            me,
-            dst: to,
-            src_port,
-            dst_port,
-            payload,
-            interval: SimDuration::from_secs_f64(1.0 / per_s),
-            ecn: spec.ecn,
-        };
-        let sink = UdpSink::new(&format!("{name}-sink"), payload, &mut self.recorder);
-        let start = SimTime::ZERO + spec.start.get();
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        let tx_id = self.add_app(name, me, Box::new(CbrSource::new(params)), start, stop).0;
-        let rx_id = self.add_app(&format!("{name}-sink"), to, Box::new(sink), SimTime::ZERO, None).0;
-        self.bind_port(rx_id, dst_port)?;
-        self.ip_hosts.extend([me, to]);
-        Ok((tx_id, rx_id))
-    }
-
-    /// A multicast group `name` as `spec` describes it: the source on `spec.node` (reported as
-    /// `name`), a receiver on each of `spec.receivers` (as `name-NODE`), and the group's tree
-    /// along shortest paths (fewest links; ties to the link added first) from the source.
-    pub fn add_multicast(&mut self, name: &str, spec: &MulticastSpec, group: u32) -> Result<(), String> {
-        use crate::app::mcast::{receiver::McastReceiverParams, McastReceiver, McastSource, McastSourceParams};
-        let src = self.node_named(&format!("app {name}"), &spec.node)?;
-        let packet_size =
-            u32::try_from(spec.packet_size.0).map_err(|_| format!("app {name}: packet_size is too large"))?;
-        let feedback_size =
-            u32::try_from(spec.feedback_size.0).map_err(|_| format!("app {name}: feedback_size is too large"))?;
-        let start = SimTime::ZERO + spec.start.get();
-        let stop = spec.stop.map(|s| SimTime::ZERO + s.get());
-        // The source's line rate: its node's fastest link (a host sends no faster than that).
-        let line_rate_bps = self
-            .faces
-            .iter()
-            .filter(|f| f.node == src)
-            .filter_map(|f| f.egress.as_ref().map(|e| e.bandwidth_bps as f64))
-            .fold(0.0, f64::max);
-        let params = McastSourceParams {
-            name: name.to_owned(),
-            me: src,
-            group,
-            packet_size,
-            initial_rtt: spec.initial_rtt.get(),
-            max_rate_bps: if line_rate_bps > 0.0 { line_rate_bps } else { f64::INFINITY },
-        };
-        let source = McastSource::new(params, spec.control.build(), &mut self.recorder);
-        let (_, src_face) = self.add_app(name, src, Box::new(source), start, stop);
-        self.add_mcast_route(src, group, None, Some(src_face));
-        let parent = self.shortest_path_tree(src);
-        let cycle_rtts = spec.control.receiver_cycle_rtts();
-        for r in &spec.receivers {
-            let me = self.node_named(&format!("app {name}"), r)?;
-            if parent[me.idx()].is_none() && me != src {
-                return Err(format!("app {name}: no link path leads from {} to {r}", spec.node));
-            }
-            // The receiver's access link: its face towards its parent in the tree.
-            let access_bps = parent[me.idx()]
-                .and_then(|(up, _)| self.faces[up.idx()].egress.as_ref().map(|e| e.bandwidth_bps as f64))
-                .unwrap_or(f64::INFINITY);
-            let rname = format!("{name}-{r}");
-            let p = McastReceiverParams { name: rname.clone(), me, group, access_bps, feedback_size, cycle_rtts };
-            let rng = stream(self.seed, &format!("mcast-receiver:{rname}"));
-            let rx = McastReceiver::new(p, spec.control.reporting(rng), &mut self.recorder);
-            let (_, face) = self.add_app(&rname, me, Box::new(rx), SimTime::ZERO, None);
-            self.add_mcast_route(me, group, None, Some(face));
-            // Walk up to the source, installing each hop once.
-            let mut node = me;
-            while let Some((up, down)) = parent[node.idx()] {
-                self.add_mcast_route(node, group, Some(up), None);
-                let above = self.faces[down.idx()].node;
-                self.add_mcast_route(above, group, None, Some(down));
-                node = above;
-            }
-        }
-        Ok(())
-    }
-
     /// For each node, its (face towards its parent, the parent's face towards it) in the
     /// breadth-first tree from `root` over link faces; `None` for the root and unreachable nodes.
-    fn shortest_path_tree(&self, root: NodeId) -> Vec<Option<(FaceId, FaceId)>> {
-        let mut parent: Vec<Option<(FaceId, FaceId)>> = vec![None; self.nodes.len()];
-        let mut seen = vec![false; self.nodes.len()];
+    pub fn shortest_path_tree(&self, root: NodeId) -> Vec<Option<(FaceId, FaceId)>> {
+        let mut parent: Vec<Option<(FaceId, FaceId)>> = vec![None; self.net.nodes.len()];
+        let mut seen = vec![false; self.net.nodes.len()];
         seen[root.idx()] = true;
         let mut queue = std::collections::VecDeque::from([root]);
         while let Some(u) = queue.pop_front() {
-            for &f in &self.nodes[u.idx()].faces {
-                let Some(peer) = self.faces[f.idx()].peer() else { continue };
-                let v = self.faces[peer.idx()].node;
+            for &f in &self.net.nodes[u.idx()].faces {
+                let Some(peer) = self.net.faces[f.idx()].peer() else { continue };
+                let v = self.net.faces[peer.idx()].node;
                 if !seen[v.idx()] {
                     seen[v.idx()] = true;
                     parent[v.idx()] = Some((peer, f));
@@ -591,9 +399,14 @@ impl WorldBuilder {
     }
 
     /// A fresh (source, destination) pair of ports for a flow: unique across the world.
-    fn flow_ports(&mut self) -> (u16, u16) {
+    pub fn flow_ports(&mut self) -> (u16, u16) {
         self.next_port = self.next_port.wrapping_add(2).max(1024);
         (self.next_port, self.next_port.wrapping_add(1))
+    }
+
+    /// Note that `node` sends or receives IP traffic.
+    pub fn add_ip_host(&mut self, node: NodeId) {
+        self.ip_hosts.push(node);
     }
 
     /// The nodes that send or receive IP traffic (the destinations `install_ip_routes` needs).
@@ -609,7 +422,7 @@ impl WorldBuilder {
     pub fn install_ip_routes(&mut self, graph: &crate::routing::Graph, destinations: &[NodeId]) {
         for &dst in destinations {
             let dist = graph.distances(&[dst.idx()]);
-            for u in 0..self.nodes.len() {
+            for u in 0..self.net.nodes.len() {
                 if u == dst.idx() {
                     continue;
                 }
@@ -622,15 +435,38 @@ impl WorldBuilder {
         }
     }
 
+    /// The root seed of the world's random streams.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The node `face` belongs to.
+    pub fn face_node(&self, face: FaceId) -> NodeId {
+        self.net.faces[face.idx()].node
+    }
+    /// The bandwidth `face` transmits at [bit/s]; `None` for an application face.
+    pub fn face_bandwidth_bps(&self, face: FaceId) -> Option<u64> {
+        self.net.faces[face.idx()].egress.as_ref().map(|e| e.bandwidth_bps)
+    }
+
+    /// A node's line rate: its fastest link's bandwidth [bit/s]; `None` for a node without links.
+    pub fn line_rate_bps(&self, node: NodeId) -> Option<u64> {
+        self.net
+            .faces
+            .iter()
+            .filter(|f| f.node == node)
+            .filter_map(|f| f.egress.as_ref().map(|e| e.bandwidth_bps))
+            .max()
+    }
+
     /// The face application `app` is attached by.
     pub fn app_face(&self, app: AppId) -> FaceId {
-        self.apps[app.idx()].face
+        self.net.apps[app.idx()].face
     }
 
     /// IP packets for `port` on the node of `app` are delivered to `app`.
     pub fn bind_port(&mut self, app: AppId, port: u16) -> Result<(), String> {
-        let (node, face) = (self.apps[app.idx()].node, self.apps[app.idx()].face);
-        let n = &mut self.nodes[node.idx()];
+        let (node, face) = (self.net.apps[app.idx()].node, self.net.apps[app.idx()].face);
+        let n = &mut self.net.nodes[node.idx()];
         if n.ports.iter().any(|(p, _)| *p == port) {
             return Err(format!("port {port} on node {} is taken", n.name));
         }
@@ -639,7 +475,7 @@ impl WorldBuilder {
     }
 
     pub fn intern(&mut self, name: &str) -> crate::ids::NameId {
-        self.names.intern(name)
+        self.net.names.intern(name)
     }
     pub fn recorder(&mut self) -> &mut Recorder {
         &mut self.recorder
@@ -655,56 +491,55 @@ impl WorldBuilder {
             shaper_len: self.recorder.metric("shaper_len"),
         };
         let mut sampled_faces = Vec::new();
-        for f in &self.faces {
+        for f in &self.net.faces {
             if f.egress.is_none() {
                 continue;
             }
             let pick = match &self.face_selection {
                 FaceSelection::All => true,
                 FaceSelection::None => false,
-                FaceSelection::Named(v) => v.contains(&f.name),
+                FaceSelection::List(v) => v.contains(&f.name),
             };
             if pick {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
             }
         }
-        let mut sampled_entity = vec![None; self.faces.len()];
+        let mut sampled_entity = vec![None; self.net.faces.len()];
         for &(f, ent) in &sampled_faces {
             sampled_entity[f.idx()] = Some(ent);
         }
-        let face_samples = super::face_samples::FaceSamples::new(self.faces.len(), sampled_faces.len());
-        let app_samples = super::app_samples::AppSamples::new(self.apps.len());
-        World {
-            names: self.names,
-            nodes: self.nodes,
-            faces: self.faces,
-            links: self.links,
-            apps: self.apps,
+        let face_samples = super::face_samples::FaceSamples::new(self.net.faces.len(), sampled_faces.len());
+        let app_samples = super::app_samples::AppSamples::new(self.net.apps.len());
+        let sampling = Sampling {
+            interval: self.sample_interval,
+            faces: sampled_faces,
+            entity: sampled_entity,
+            ids: face_ids,
+            face_samples,
+            app_samples,
+            nodes: Vec::new(),
+        };
+        let engine = Engine {
+            queue: EventQueue::default(),
             recorder: self.recorder,
             counters: RunCounters::default(),
-            queue: EventQueue::default(),
+            work: crate::ring::Ring::new(),
+            wakers: Vec::new(),
+            probes: Default::default(),
+            tap_observer: None,
+            sampling,
+            scratch: Scratch::default(),
+            watchdog: Watchdog { last_actor: Actor::None, stalled: None, stall_limit: self.stall_limit },
             shortcuts: true,
             idle_polls_run: 0,
             end: SimTime::ZERO + self.duration,
-            sample_interval: self.sample_interval,
-            sampled_entity,
-            face_samples,
-            app_samples,
-            sampled_faces,
-            face_ids,
-            work: crate::ring::Ring::new(),
-            app_out: Vec::new(),
-            actions: Vec::new(),
-            probes: Default::default(),
-            tap_observer: None,
-            last_actor: super::Actor::None,
-            stalled: None,
-            stall_limit: self.stall_limit,
-            dropped: Vec::new(),
-            expired: Vec::new(),
-            started: false,
-            sampled_nodes: Vec::new(),
-            wakers: Vec::new(),
-        }
+        };
+        World { net: self.net, engine, started: false }
+    }
+
+    /// The network built so far, without an engine to run it (for tests of the protocol
+    /// handlers and of components that see a node's faces).
+    pub fn into_network(self) -> Network {
+        self.net
     }
 }

@@ -3,32 +3,31 @@
 //! same faces, link services, queues and links as NDN traffic. Router modules see each packet
 //! on the way in and on the way out.
 
-use super::World;
+use super::effects::{forward_packet, modules_take_in, Effects};
+use super::Network;
 use crate::ids::{FaceId, NodeId};
 use crate::packet::{Packet, Transport};
 
-impl World {
-    pub(super) fn ip_receive(&mut self, node: NodeId, in_face: FaceId, mut packet: Packet) {
-        if !self.modules_take_in(node, in_face, &mut packet) {
-            return;
+pub fn receive(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: FaceId, mut packet: Packet) {
+    if !modules_take_in(net, fx, node, in_face, &mut packet) {
+        return;
+    }
+    let Some(ip) = packet.ip() else { return };
+    let n = &mut net.nodes[node.idx()];
+    if ip.dst == node {
+        let port = match ip.transport {
+            Transport::Tcp(t) => t.dst_port,
+            Transport::Udp(u) => u.dst_port,
+        };
+        match n.ports.iter().find(|(p, _)| *p == port) {
+            Some(&(_, app_face)) => fx.send(net, app_face, &mut packet),
+            None => n.counters.ip_unroutable += 1,
         }
-        let Some(ip) = packet.ip() else { return };
-        let n = &mut self.nodes[node.idx()];
-        if ip.dst == node {
-            let port = match ip.transport {
-                Transport::Tcp(t) => t.dst_port,
-                Transport::Udp(u) => u.dst_port,
-            };
-            match n.ports.iter().find(|(p, _)| *p == port) {
-                Some(&(_, app_face)) => self.send_on_face(app_face, &mut packet),
-                None => n.counters.ip_unroutable += 1,
-            }
-            return;
-        }
-        match n.ip_routes.get(ip.dst.idx()).copied().flatten() {
-            // Never back where it came from: that would be a routing loop.
-            Some(face) if face != in_face => self.forward_packet(node, face, packet),
-            _ => n.counters.ip_unroutable += 1,
-        }
+        return;
+    }
+    match n.ip_routes.get(ip.dst.idx()).copied().flatten() {
+        // Never back where it came from: that would be a routing loop.
+        Some(face) if face != in_face => forward_packet(net, fx, node, face, packet),
+        _ => n.counters.ip_unroutable += 1,
     }
 }

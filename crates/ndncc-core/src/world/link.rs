@@ -6,7 +6,8 @@
 //! draw → [hidden underlay FIFO] → Arrive at the peer after the delay → peer's link service
 //! on_receive → peer node.
 
-use super::{Event, World};
+use super::engine::{Engine, Work};
+use super::{Event, Network};
 use crate::face::FaceKind;
 use crate::ids::{AppId, FaceId};
 use crate::linkservice::{LinkCtx, LinkService};
@@ -23,33 +24,33 @@ use crate::time::{SimDuration, SimTime};
 /// miss the cache 16% more often. Only speed depends on it, never a result.
 const QUEUED_ARRIVALS: usize = 256;
 
-impl World {
+impl Engine {
     /// Hand `packet` to `face` for sending: to its application, or through its link service
     /// into its egress.
-    pub(super) fn send_on_face(&mut self, face: FaceId, packet: &mut Packet) {
-        match self.faces[face.idx()].kind {
-            FaceKind::App { app } => self.deliver_to_app(app, packet),
+    pub(super) fn send_on_face(&mut self, net: &mut Network, face: FaceId, packet: &mut Packet) {
+        match net.faces[face.idx()].kind {
+            FaceKind::App { app } => self.deliver_to_app(net, app, packet),
             FaceKind::Link { .. } => {
-                if self.faces[face.idx()].link_service.is_some() {
-                    match self.call_link_service(face, |s, ctx| s.on_send(ctx, *packet)) {
+                if net.faces[face.idx()].link_service.is_some() {
+                    match self.call_link_service(net, face, |s, ctx| s.on_send(ctx, *packet)) {
                         Some(p) => *packet = p,
                         None => return,
                     }
                 }
-                self.egress_send(face, packet)
+                self.egress_send(net, face, packet)
             }
         }
     }
 
-    fn deliver_to_app(&mut self, app: AppId, packet: &Packet) {
+    fn deliver_to_app(&mut self, net: &mut Network, app: AppId, packet: &Packet) {
         self.probes.on_deliver(app, packet);
-        self.call_app(app, |a, ctx| a.on_packet(ctx, packet));
+        self.call_app(net, app, |a, ctx| a.on_packet(ctx, packet));
     }
 
     /// The head of the flight of link direction `from` arrives at the other end. When it was
     /// the last with its arrival queued, the next packet in flight, if any, takes its place.
-    pub(super) fn on_arrive(&mut self, from: FaceId) {
-        let f = &mut self.faces[from.idx()];
+    pub(super) fn on_arrive(&mut self, net: &mut Network, from: FaceId) {
+        let f = &mut net.faces[from.idx()];
         let FaceKind::Link { peer, .. } = f.kind else { return };
         let Some(eg) = f.egress.as_mut() else { return };
         let Some((_, _, packet)) = eg.in_flight.pop_front() else { return };
@@ -61,14 +62,14 @@ impl World {
             }
         }
         self.counters.packet_hops += 1;
-        self.arrive(peer, packet);
+        self.arrive(net, peer, packet);
     }
 
     /// A packet arrives at `face` from its link: through the face's link service to its node.
-    fn arrive(&mut self, face: FaceId, mut packet: Packet) {
-        self.tap(face, TapPoint::Arrive, &packet);
-        if self.faces[face.idx()].link_service.is_some() {
-            match self.call_link_service(face, |s, ctx| s.on_receive(ctx, packet)) {
+    fn arrive(&mut self, net: &mut Network, face: FaceId, mut packet: Packet) {
+        self.tap(net, face, TapPoint::Arrive, &packet);
+        if net.faces[face.idx()].link_service.is_some() {
+            match self.call_link_service(net, face, |s, ctx| s.on_receive(ctx, packet)) {
                 Some(p) => packet = p,
                 None => return,
             }
@@ -76,19 +77,24 @@ impl World {
         // Straight to the node when nothing else waits in this event (the usual case: the
         // arrival is the event); the order is the same as queueing it behind nothing.
         if self.work.is_empty() {
-            self.receive(face, &mut packet);
+            self.receive(net, face, &mut packet);
         } else {
-            self.work.push_back(super::Work::Receive(face, packet));
+            self.work.push_back(Work::Receive(face, packet));
         }
     }
 
     /// Run a hook of the link service of `face` (which must have one) and carry out what it
     /// asked for.
-    fn call_link_service<R>(&mut self, face: FaceId, f: impl FnOnce(&mut dyn LinkService, &mut LinkCtx) -> R) -> R {
+    fn call_link_service<R>(
+        &mut self,
+        net: &mut Network,
+        face: FaceId,
+        f: impl FnOnce(&mut dyn LinkService, &mut LinkCtx) -> R,
+    ) -> R {
         let now = self.now();
-        let mut actions = std::mem::take(&mut self.actions);
+        let mut actions = std::mem::take(&mut self.scratch.actions);
         let (r, wake) = {
-            let fc = &mut self.faces[face.idx()];
+            let fc = &mut net.faces[face.idx()];
             let (Some(slot), Some(eg)) = (fc.link_service.as_mut(), fc.egress.as_ref()) else {
                 unreachable!("a link service on a link face");
             };
@@ -97,34 +103,28 @@ impl World {
             (r, ctx.requested_wake())
         };
         if let Some(t) = wake {
-            let node = self.faces[face.idx()].node;
-            let t = self.nodes[node.idx()].align(t.max(now));
-            if let Some(slot) = self.faces[face.idx()].link_service.as_mut() {
-                if slot.wake_at.is_none_or(|w| t < w) {
-                    slot.wake_gen = slot.wake_gen.wrapping_add(1);
-                    slot.wake_at = Some(t);
-                    let gen = slot.wake_gen;
-                    self.schedule(t, Event::LinkServiceWake { face, gen });
-                }
+            let node = net.faces[face.idx()].node;
+            let t = net.nodes[node.idx()].align(t.max(now));
+            if let Some(gen) = net.faces[face.idx()].link_service.as_mut().and_then(|slot| slot.wake.request(t)) {
+                self.schedule(t, Event::LinkServiceWake { face, gen });
             }
         }
         self.apply_actions(&mut actions);
-        self.actions = actions;
+        self.scratch.actions = actions;
         r
     }
 
-    pub(super) fn on_link_service_wake(&mut self, face: FaceId, gen: u32) {
-        let Some(slot) = self.faces[face.idx()].link_service.as_mut() else { return };
-        if slot.wake_gen != gen {
+    pub(super) fn on_link_service_wake(&mut self, net: &mut Network, face: FaceId, gen: u32) {
+        let Some(slot) = net.faces[face.idx()].link_service.as_mut() else { return };
+        if !slot.wake.fire(gen) {
             return;
         }
-        slot.wake_at = None;
-        self.call_link_service(face, |s, ctx| s.on_wake(ctx));
+        self.call_link_service(net, face, |s, ctx| s.on_wake(ctx));
     }
 
     /// The one seam every packet event on a face passes: the face counters, then the tap.
     #[inline(always)]
-    fn tap(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
+    fn tap(&mut self, net: &mut Network, face: FaceId, point: TapPoint, packet: &Packet) {
         if matches!(point, TapPoint::Enqueue | TapPoint::Arrive) {
             // No counter: only an observer sees these.
             if let Some(t) = self.tap_observer.as_mut() {
@@ -132,12 +132,12 @@ impl World {
             }
             return;
         }
-        self.tap_counted(face, point, packet);
+        self.tap_counted(net, face, point, packet);
     }
 
     /// A transmission or a drop: counted on the face, then seen by the observer.
-    fn tap_counted(&mut self, face: FaceId, point: TapPoint, packet: &Packet) {
-        self.count_and_observe(face, point, packet, |c| match point {
+    fn tap_counted(&mut self, net: &mut Network, face: FaceId, point: TapPoint, packet: &Packet) {
+        self.count_and_observe(net, face, point, packet, |c| match point {
             TapPoint::Enqueue | TapPoint::Arrive => {}
             TapPoint::Drop(cause) => match cause {
                 DropCause::Shaper => c.drops_shaper += 1,
@@ -152,8 +152,8 @@ impl World {
 
     /// `tap_counted` of a transmission, inlined: every packet hop passes here.
     #[inline(always)]
-    fn tap_transmit(&mut self, face: FaceId, packet: &Packet) {
-        self.count_and_observe(face, TapPoint::Transmit, packet, |c| count_sent(c, packet));
+    fn tap_transmit(&mut self, net: &mut Network, face: FaceId, packet: &Packet) {
+        self.count_and_observe(net, face, TapPoint::Transmit, packet, |c| count_sent(c, packet));
     }
 
     /// Mark the face's samples changed, `count` the packet on its counters, and show it to the
@@ -161,43 +161,44 @@ impl World {
     #[inline(always)]
     fn count_and_observe(
         &mut self,
+        net: &mut Network,
         face: FaceId,
         point: TapPoint,
         packet: &Packet,
         count: impl FnOnce(&mut crate::face::FaceCounters),
     ) {
-        self.face_samples.mark(face);
-        count(&mut self.faces[face.idx()].counters);
+        self.sampling.face_samples.mark(face);
+        count(&mut net.faces[face.idx()].counters);
         if let Some(t) = self.tap_observer.as_mut() {
             t.on_packet(self.queue.now(), face, point, packet);
         }
     }
 
-    fn egress_send(&mut self, face: FaceId, packet: &mut Packet) {
+    fn egress_send(&mut self, net: &mut Network, face: FaceId, packet: &mut Packet) {
         let now = self.now();
-        let f = &mut self.faces[face.idx()];
+        let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         if packet.is_interest() {
             if let Some(shaper) = eg.shaper.as_mut() {
                 if shaper.offer(*packet, now) == Verdict::Dropped {
-                    self.tap(face, TapPoint::Drop(DropCause::Shaper), packet);
+                    self.tap(net, face, TapPoint::Drop(DropCause::Shaper), packet);
                 } else {
-                    self.kick_shaper(face);
+                    self.kick_shaper(net, face);
                 }
                 return;
             }
         }
-        self.enqueue_for_tx(face, packet);
+        self.enqueue_for_tx(net, face, packet);
     }
 
     /// Move every Interest the shaper allows now into the queue; plan the next release.
-    pub(super) fn kick_shaper(&mut self, face: FaceId) {
+    pub(super) fn kick_shaper(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
         loop {
-            let Some(eg) = self.faces[face.idx()].egress.as_mut() else { return };
+            let Some(eg) = net.faces[face.idx()].egress.as_mut() else { return };
             let Some(shaper) = eg.shaper.as_mut() else { return };
             match shaper.poll(now) {
-                ShaperPoll::Ready(mut p) => self.enqueue_for_tx(face, &mut p),
+                ShaperPoll::Ready(mut p) => self.enqueue_for_tx(net, face, &mut p),
                 ShaperPoll::Wait(t) => {
                     let t = t.max(now + SimDuration(1));
                     if eg.shaper_wake_at.is_none_or(|w| t < w) {
@@ -211,36 +212,36 @@ impl World {
         }
     }
 
-    pub(super) fn on_shaper_wake(&mut self, face: FaceId) {
+    pub(super) fn on_shaper_wake(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
-        if let Some(eg) = self.faces[face.idx()].egress.as_mut() {
+        if let Some(eg) = net.faces[face.idx()].egress.as_mut() {
             if eg.shaper_wake_at.is_some_and(|w| w <= now) {
                 eg.shaper_wake_at = None;
             }
         }
-        self.kick_shaper(face);
+        self.kick_shaper(net, face);
     }
 
-    fn enqueue_for_tx(&mut self, face: FaceId, packet: &mut Packet) {
+    fn enqueue_for_tx(&mut self, net: &mut Network, face: FaceId, packet: &mut Packet) {
         let now = self.now();
         // Stamped here as well as by the built-in disciplines, so sojourn times are right
         // behind a plug-in queue that does not stamp.
         packet.enqueued_at = now;
-        let f = &mut self.faces[face.idx()];
+        let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         if !eg.tx_wake_pending && eg.busy_until <= now && eg.queue.passes_straight_through(packet) {
             // An empty FIFO in front of an idle transmitter: the packet would be queued and
             // taken straight back. The face counts and taps it as queued, then sends it.
             f.counters.max_queue_packets = f.counters.max_queue_packets.max(1);
-            self.tap(face, TapPoint::Enqueue, packet);
-            self.transmit(face, packet);
+            self.tap(net, face, TapPoint::Enqueue, packet);
+            self.transmit(net, face, packet);
             return;
         }
         // A queued packet changes what the face's samples see. (Taking one off needs no mark
         // of its own: it is sent, dropped or marked, and `tap_counted` marks each.)
-        self.face_samples.mark(face);
+        self.sampling.face_samples.mark(face);
         if eg.queue.enqueue(*packet, now) == Verdict::Dropped {
-            self.tap(face, TapPoint::Drop(DropCause::Queue), packet);
+            self.tap(net, face, TapPoint::Drop(DropCause::Queue), packet);
             return;
         }
         let q = eg.queue.len_packets() as u64;
@@ -248,67 +249,67 @@ impl World {
             f.counters.max_queue_packets = q;
         }
         let (pending, busy_until) = (eg.tx_wake_pending, eg.busy_until);
-        self.tap(face, TapPoint::Enqueue, packet);
+        self.tap(net, face, TapPoint::Enqueue, packet);
         if pending {
             return;
         }
         if busy_until <= now {
-            self.start_tx(face);
-        } else if let Some(eg) = self.faces[face.idx()].egress.as_mut() {
+            self.start_tx(net, face);
+        } else if let Some(eg) = net.faces[face.idx()].egress.as_mut() {
             eg.tx_wake_pending = true;
             self.schedule(busy_until, Event::TxDone { face });
         }
     }
 
-    pub(super) fn on_tx_done(&mut self, face: FaceId) {
-        if let Some(eg) = self.faces[face.idx()].egress.as_mut() {
+    pub(super) fn on_tx_done(&mut self, net: &mut Network, face: FaceId) {
+        if let Some(eg) = net.faces[face.idx()].egress.as_mut() {
             eg.tx_wake_pending = false;
         }
-        self.start_tx(face);
+        self.start_tx(net, face);
     }
 
     /// The transmitter is idle at `now`: take the next packet and put it on the wire.
-    fn start_tx(&mut self, face: FaceId) {
+    fn start_tx(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
-        if !matches!(self.faces[face.idx()].kind, FaceKind::Link { .. }) {
+        if !matches!(net.faces[face.idx()].kind, FaceKind::Link { .. }) {
             return;
         }
         let mut p = loop {
-            let Some(eg) = self.faces[face.idx()].egress.as_mut() else { return };
-            let mut dropped = std::mem::take(&mut self.dropped);
+            let Some(eg) = net.faces[face.idx()].egress.as_mut() else { return };
+            let mut dropped = std::mem::take(&mut self.scratch.dropped);
             let next = eg.queue.dequeue(now, &mut dropped);
             for p in dropped.drain(..) {
-                self.tap(face, TapPoint::Drop(DropCause::Aqm), &p);
+                self.tap(net, face, TapPoint::Drop(DropCause::Aqm), &p);
             }
-            self.dropped = dropped;
+            self.scratch.dropped = dropped;
             let Some(d) = next else { return };
             let mut p = d.packet;
             if d.mark {
                 // An IP packet that is not ECN-capable cannot carry a mark: the AQM drops it
                 // (RFC 3168 §5), and the next one is taken.
                 if p.ip().is_some_and(|ip| !ip.ecn_capable) {
-                    self.tap(face, TapPoint::Drop(DropCause::Aqm), &p);
+                    self.tap(net, face, TapPoint::Drop(DropCause::Aqm), &p);
                     continue;
                 }
                 p.mark = p.mark.max(1);
-                self.faces[face.idx()].counters.marks += 1;
+                net.faces[face.idx()].counters.marks += 1;
             }
             break p;
         };
-        self.transmit(face, &mut p);
+        self.transmit(net, face, &mut p);
     }
 
     /// Put `p`, just taken from the queue of `face` (a link face: only those have an egress),
     /// on the wire.
-    fn transmit(&mut self, face: FaceId, p: &mut Packet) {
+    fn transmit(&mut self, net: &mut Network, face: FaceId, p: &mut Packet) {
         let now = self.now();
-        if self.faces[face.idx()].link_service.is_some() {
-            self.call_link_service(face, |s, ctx| s.on_transmit(ctx, p));
+        if net.faces[face.idx()].link_service.is_some() {
+            self.call_link_service(net, face, |s, ctx| s.on_transmit(ctx, p));
         }
-        self.tap_transmit(face, p);
+        self.tap_transmit(net, face, p);
         // Here rather than in `tap`, which every packet event passes and which stays lean.
         self.probes.on_transmit(face, now, p);
-        let f = &mut self.faces[face.idx()];
+        let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
         let end = now + eg.transmission_time(p.size);
         eg.busy_until = end;
@@ -360,7 +361,7 @@ impl World {
             }
         }
         if let Some(c) = cause {
-            self.tap(face, TapPoint::Drop(c), p);
+            self.tap(net, face, TapPoint::Drop(c), p);
         }
         if more {
             self.schedule(end, Event::TxDone { face });

@@ -176,8 +176,8 @@ impl Probes {
     pub(super) fn face_rows(&self, faces: &[Face], apps: &[AppSlot], out: &mut Vec<SummaryRow>) {
         let mut throughput: FxHashMap<&str, f64> = FxHashMap::default();
         for r in out.iter() {
-            if (r.kind == "consumer" || r.kind == "tcp") && r.metric == "throughput_kbps" {
-                throughput.entry(r.entity.as_str()).or_insert(r.value);
+            if let Some(kbps) = r.flow_throughput_kbps() {
+                throughput.entry(r.entity.as_str()).or_insert(kbps);
             }
         }
         // Each flow's applications, by position in `apps`.

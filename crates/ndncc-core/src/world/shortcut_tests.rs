@@ -139,11 +139,11 @@ fn both(text: &str, file: &str, overrides: &[String]) -> (World, World) {
     let mut fast = world(text, file, overrides);
     fast.run(SimDuration::ZERO, &mut |_| true);
     let mut slow = world(text, file, overrides);
-    slow.shortcuts = false;
+    slow.engine.shortcuts = false;
     slow.run(SimDuration::ZERO, &mut |_| true);
-    assert_eq!(slow.idle_polls_run, 0);
-    assert_eq!(slow.app_samples.repeated, 0);
-    assert_eq!(fast.counters, slow.counters, "{file}: events or hops differ");
+    assert_eq!(slow.engine.idle_polls_run, 0);
+    assert_eq!(slow.engine.sampling.app_samples.repeated, 0);
+    assert_eq!(fast.counters(), slow.counters(), "{file}: events or hops differ");
     assert!(rows(&fast) == rows(&slow), "{file}: recorded rows differ");
     let summary = |w: &World| -> Vec<(String, String, u64)> {
         w.summary().into_iter().map(|r| (r.entity, r.metric, r.value.to_bits())).collect()
@@ -157,15 +157,19 @@ type Row = (u64, u32, u32, u64);
 fn rows(w: &World) -> (Vec<Row>, Vec<Row>) {
     let bits =
         |c: &crate::recorder::Columns| -> Vec<Row> { c.rows().map(|(t, e, m, v)| (t, e, m, v.to_bits())).collect() };
-    (bits(&w.recorder.series), bits(&w.recorder.faces))
+    (bits(&w.recorder().series), bits(&w.recorder().faces))
 }
 
 #[test]
 fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
     let (fast, slow) = both(SCENARIO, "shortcuts.toml", &[]);
-    assert!(fast.idle_polls_run > 300, "the world ran only {} idle polls", fast.idle_polls_run);
-    assert!(fast.app_samples.repeated > 100, "the world repeated only {} samples", fast.app_samples.repeated);
-    assert!(slow.recorder.series.len() > 1000);
+    assert!(fast.engine.idle_polls_run > 300, "the world ran only {} idle polls", fast.engine.idle_polls_run);
+    assert!(
+        fast.engine.sampling.app_samples.repeated > 100,
+        "the world repeated only {} samples",
+        fast.engine.sampling.app_samples.repeated
+    );
+    assert!(slow.recorder().series.len() > 1000);
     let timeouts = slow.summary().iter().filter(|r| r.metric == "timeouts").map(|r| r.value).sum::<f64>();
     assert!(timeouts > 10.0, "the scenario should time Interests out, timed out {timeouts}");
 }
@@ -178,15 +182,15 @@ fn prefetching_changes_nothing_in_a_large_tree() {
     let text = crate::bench::tree_text(6, 3, SimDuration::from_millis(1500))
         .replace("window = 4 }\n", "window = 4 }\nlifetime = \"60ms\"\n");
     let (fast, _) = both(&text, "tree.toml", &[]);
-    assert!(fast.faces.len() >= super::PREFETCH_FROM_FACES);
+    assert!(fast.net.faces.len() >= super::PREFETCH_FROM_FACES);
     // The look ahead finds an arrival's node from the sending face alone.
-    for f in &fast.faces {
+    for f in &fast.net.faces {
         if let crate::face::FaceKind::Link { peer, peer_node, .. } = f.kind {
-            assert_eq!(peer_node, fast.faces[peer.idx()].node, "face {} names the wrong far node", f.name);
+            assert_eq!(peer_node, fast.net.faces[peer.idx()].node, "face {} names the wrong far node", f.name);
         }
     }
-    assert!(fast.counters.packet_hops > 100_000, "only {} hops", fast.counters.packet_hops);
-    let expired: u64 = fast.nodes.iter().map(|n| n.counters.pit_expired).sum();
+    assert!(fast.counters().packet_hops > 100_000, "only {} hops", fast.counters().packet_hops);
+    let expired: u64 = fast.net.nodes.iter().map(|n| n.counters.pit_expired).sum();
     assert!(expired > 0, "no PIT entry expired: the sweeps were never next");
 }
 
@@ -207,7 +211,11 @@ fn the_shortcuts_change_nothing_in_shipped_scenarios() {
     let eight_seconds = ["simulation.duration=\"8s\"".to_string()];
     for file in ["dumbbell.toml", "e3.toml"] {
         let (fast, _) = both(&shipped(file), file, &[]);
-        assert!(fast.idle_polls_run > 100, "{file}: the world ran only {} idle polls", fast.idle_polls_run);
+        assert!(
+            fast.engine.idle_polls_run > 100,
+            "{file}: the world ran only {} idle polls",
+            fast.engine.idle_polls_run
+        );
     }
     for file in &files {
         let text = shipped(file);
@@ -216,8 +224,8 @@ fn the_shortcuts_change_nothing_in_shipped_scenarios() {
             continue;
         }
         let (fast, _) = both(&text, file, &eight_seconds);
-        polls += fast.idle_polls_run;
-        repeats += fast.app_samples.repeated;
+        polls += fast.engine.idle_polls_run;
+        repeats += fast.engine.sampling.app_samples.repeated;
         ran += 1;
     }
     assert!(ran + 2 >= files.len(), "only {ran} of {} scenarios could run for 8 s", files.len());

@@ -110,9 +110,19 @@ fn find<'a>(
     }
 }
 
+/// How a consumer keeps the retransmission timers of its Interests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoTimers {
+    /// Every Interest waits out the consumer's current RTO: timers fall due in the order the
+    /// Interests were sent (a FIFO).
+    Shared,
+    /// Each Interest waits out the RTO it was sent with (a heap).
+    PerInterest,
+}
+
 impl InFlight {
-    /// `track_holes` is kept for the callers' sake: holes are found from the slots directly.
-    pub fn new(per_interest_rto: bool, _track_holes: bool) -> InFlight {
+    pub fn new(timers: RtoTimers) -> InFlight {
+        let per_interest_rto = timers == RtoTimers::PerInterest;
         InFlight {
             slots: VecDeque::new(),
             base: 0,
@@ -298,7 +308,7 @@ mod tests {
 
     #[test]
     fn the_oldest_transmission_expires_first_with_the_current_rto() {
-        let mut f = InFlight::new(false, false);
+        let mut f = InFlight::new(RtoTimers::Shared);
         f.insert(1, out(0, 0));
         f.insert(2, out(10, 1));
         assert_eq!(f.next_deadline(SimDuration(50)), Some(SimTime(50)));
@@ -309,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_resent_segment_leaves_its_old_timer_stale() {
-        let mut f = InFlight::new(false, false);
+        let mut f = InFlight::new(RtoTimers::Shared);
         f.insert(1, out(0, 0));
         f.remove(1);
         f.insert(1, out(500, 1));
@@ -318,7 +328,7 @@ mod tests {
 
     #[test]
     fn per_interest_timers_use_the_rto_each_was_sent_with() {
-        let mut f = InFlight::new(true, false);
+        let mut f = InFlight::new(RtoTimers::PerInterest);
         f.insert(1, Outstanding { rto: SimDuration(300), ..out(0, 0) });
         f.insert(2, Outstanding { rto: SimDuration(100), ..out(10, 1) });
         assert_eq!(f.next_deadline(SimDuration(1)), Some(SimTime(110)));
@@ -326,7 +336,7 @@ mod tests {
 
     #[test]
     fn holes_are_lower_segments_sent_earlier_and_reported_once() {
-        let mut f = InFlight::new(false, true);
+        let mut f = InFlight::new(RtoTimers::Shared);
         f.insert(3, out(0, 0));
         f.insert(4, out(0, 1));
         f.insert(5, out(0, 2));
@@ -342,7 +352,7 @@ mod tests {
     #[test]
     fn a_segment_lost_again_and_again_does_not_stretch_the_window() {
         // Segment 0 stays outstanding while 200,000 later segments come and go, 50 at a time.
-        let mut f = InFlight::new(false, true);
+        let mut f = InFlight::new(RtoTimers::Shared);
         f.insert(0, out(0, 0));
         for seq in 1..200_000u64 {
             f.insert(seq, out(seq, seq));
@@ -397,7 +407,7 @@ mod tests {
             slack in 0usize..8,
             ops in proptest::collection::vec((0u8..4, 0u64..3000, 1u64..400), 1..400),
         ) {
-            let mut f = InFlight::new(per_interest, true);
+            let mut f = InFlight::new(if per_interest { RtoTimers::PerInterest } else { RtoTimers::Shared });
             f.slack = slack;
             let mut r = Reference::default();
             let (mut now, mut order) = (0u64, 0u64);

@@ -33,7 +33,7 @@ use std::collections::BTreeSet;
 use rand::Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-pub use inflight::{InFlight, Outstanding};
+pub use inflight::{InFlight, Outstanding, RtoTimers};
 pub use objects::ObjectParams;
 pub use rate::RateConsumer;
 pub use window::WindowConsumer;
@@ -42,18 +42,17 @@ use super::{next_poll_after, AppCtx, Application, Conservation, IdlePolls};
 use crate::cc::{DataEvent, LossEvent, NackAction, RateControl, SentEvent, WindowControl};
 use crate::histogram::{Histogram, RTT_PERCENTILES};
 use crate::ids::NameId;
-use crate::names::{components, NameTable};
+use crate::names::NameTable;
 use crate::packet::{NackReason, Name, Packet};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::rtt::{Backoff, RttConfig, RttEstimator};
-use crate::scenario::ConsumerSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{interest_wire_size, wire_u32};
 use crate::wire::tlv::nonneg_width_class;
 
-/// A consumer's settings, resolved from its [`ConsumerSpec`] (the one place their defaults
-/// live) and from the world it runs in.
+/// A consumer's settings (`instantiate::apps::consumer_params` resolves them from a scenario's
+/// consumer).
 #[derive(Clone, Debug)]
 pub struct ConsumerParams {
     pub name: String,
@@ -82,39 +81,6 @@ pub struct ConsumerParams {
     pub smoothing: bool,
     /// Open-loop object fetching (`arrivals`); `None` fetches one stream of segments.
     pub objects: Option<ObjectParams>,
-}
-
-impl ConsumerParams {
-    /// The settings of consumer `name` as `spec` gives them, fetching `prefix` whose producer's
-    /// Data carry `payload` bytes. `segments` comes from `spec.segments`, else from
-    /// `spec.file_size` / `payload`; with `arrivals` these give the size of each object instead,
-    /// and `objects` is left for the caller to fill ([`ObjectParams::from_spec`]).
-    pub fn from_spec(name: &str, spec: &ConsumerSpec, prefix: NameId, payload: u32) -> ConsumerParams {
-        let segments = match spec.arrivals {
-            Some(_) => None,
-            None => spec.segments.or_else(|| spec.file_size.map(|f| f.0.div_ceil(u64::from(payload.max(1))))),
-        };
-        ConsumerParams {
-            name: name.to_owned(),
-            prefix,
-            interest_size: match spec.interest_size {
-                Some(size) => u32::try_from(size.0).unwrap_or(u32::MAX),
-                None => wire_u32(interest_wire_size(&components(&spec.prefix), 0, spec.lifetime.get().nanos())),
-            },
-            encoded_size: spec.interest_size.is_none(),
-            payload,
-            lifetime: spec.lifetime.get(),
-            retransmit: spec.retransmit,
-            max_retransmissions: spec.max_retransmissions,
-            timeout_check: spec.timeout_check.get(),
-            rto_per_interest: spec.rto_per_interest,
-            segments,
-            rtt: spec.rtt,
-            interest_bucket: spec.interest_bucket,
-            smoothing: spec.smoothing,
-            objects: None,
-        }
-    }
 }
 
 /// A consumer's controller: a window or a rate. Built-ins come from the spec's `window` or
@@ -276,7 +242,7 @@ pub(crate) struct ConsumerCore {
 }
 
 impl ConsumerCore {
-    pub fn new(mut p: ConsumerParams, rng: SimRng, rec: &mut Recorder, track_holes: bool) -> ConsumerCore {
+    pub fn new(mut p: ConsumerParams, rng: SimRng, rec: &mut Recorder) -> ConsumerCore {
         let me = rec.entity(&p.name);
         let objects = p.objects.take().map(|o| objects::Objects::new(o, rec));
         let mut m = |n: &str| rec.metric(n);
@@ -306,7 +272,7 @@ impl ConsumerCore {
         };
         ConsumerCore {
             rtt: RttEstimator::new(p.rtt),
-            inflight: InFlight::new(p.rto_per_interest, track_holes),
+            inflight: InFlight::new(if p.rto_per_interest { RtoTimers::PerInterest } else { RtoTimers::Shared }),
             p,
             rng,
             retx_queue: BTreeSet::new(),
@@ -735,12 +701,27 @@ impl ConsumerCore {
 #[cfg(test)]
 pub(crate) mod testkit {
     use super::*;
-    use crate::scenario::ConsumerSpec;
 
-    /// Settings of a consumer "C" with the scenario defaults, `payload` bytes per Data.
+    /// Settings of a consumer "C" of "/p" with a scenario's defaults, `payload` bytes per Data.
     pub fn params(payload: u32) -> ConsumerParams {
-        let spec = ConsumerSpec::with_window("C", "/p", crate::cc::window::WindowConfig::Fixed(Default::default()));
-        ConsumerParams::from_spec("C", &spec, NameId(0), payload)
+        let lifetime = SimDuration::from_secs(2);
+        ConsumerParams {
+            name: "C".to_owned(),
+            prefix: NameId(0),
+            interest_size: wire_u32(interest_wire_size(&crate::names::components("/p"), 0, lifetime.nanos())),
+            encoded_size: true,
+            payload,
+            lifetime,
+            retransmit: true,
+            max_retransmissions: 0,
+            timeout_check: SimDuration::from_millis(50),
+            rto_per_interest: false,
+            segments: None,
+            rtt: RttConfig::default(),
+            interest_bucket: 200,
+            smoothing: false,
+            objects: None,
+        }
     }
 
     /// Run `f` at `ms` with a fresh context; returns the packets it sent.

@@ -29,8 +29,7 @@ use rustc_hash::FxHashMap;
 use crate::app::arrivals::{Arrivals, ArrivalsConfig};
 use crate::app::catalogue::{CatalogueConfig, Zipf};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
-use crate::rng::{stream, SimRng};
-use crate::scenario::ConsumerSpec;
+use crate::rng::SimRng;
 use crate::time::SimTime;
 
 /// The most requests a consumer holds unanswered: an arrival beyond them is refused (counted in
@@ -48,23 +47,6 @@ pub struct ObjectParams {
     pub arrivals_rng: SimRng,
     /// The catalogue's stream (`app:NAME:catalogue`).
     pub catalogue_rng: SimRng,
-}
-
-impl ObjectParams {
-    /// The settings of consumer `name` in a run seeded `seed`, when `spec` has `arrivals`. An
-    /// object is `spec.segments` segments, else `spec.file_size / payload` rounded up, else 1.
-    pub fn from_spec(name: &str, spec: &ConsumerSpec, payload: u32, seed: u64) -> Option<ObjectParams> {
-        let arrivals = spec.arrivals?;
-        let size =
-            spec.segments.or_else(|| spec.file_size.map(|f| f.0.div_ceil(u64::from(payload.max(1))))).unwrap_or(1);
-        Some(ObjectParams {
-            size: size.max(1),
-            arrivals,
-            catalogue: spec.catalogue,
-            arrivals_rng: stream(seed, &format!("app:{name}:arrivals")),
-            catalogue_rng: stream(seed, &format!("app:{name}:catalogue")),
-        })
-    }
 }
 
 /// One fetch of an object: the segments still to arrive and the requests waiting for them.
@@ -274,6 +256,7 @@ impl Objects {
 mod tests {
     use super::*;
     use crate::app::arrivals::ArrivalsConfig;
+    use crate::rng::stream;
 
     fn objects(size: u64, catalogue: Option<CatalogueConfig>, rec: &mut Recorder) -> Objects {
         let p = ObjectParams {

@@ -35,7 +35,7 @@ pub struct RateConsumer {
 
 impl RateConsumer {
     pub fn new(p: ConsumerParams, ctl: Box<dyn RateControl>, rng: SimRng, rec: &mut Recorder) -> RateConsumer {
-        RateConsumer { core: ConsumerCore::new(p, rng, rec, false), ctl, credit: 0.0, credit_at: SimTime::ZERO }
+        RateConsumer { core: ConsumerCore::new(p, rng, rec), ctl, credit: 0.0, credit_at: SimTime::ZERO }
     }
 
     /// Bring the credit up to `now` at the controller's current rate.

@@ -19,8 +19,7 @@ pub struct WindowConsumer {
 
 impl WindowConsumer {
     pub fn new(p: ConsumerParams, ctl: Box<dyn WindowControl>, rng: SimRng, rec: &mut Recorder) -> WindowConsumer {
-        let track_holes = ctl.detects_holes();
-        WindowConsumer { core: ConsumerCore::new(p, rng, rec, track_holes), ctl, holes: Vec::new() }
+        WindowConsumer { core: ConsumerCore::new(p, rng, rec), ctl, holes: Vec::new() }
     }
 
     /// Send as much as the window allows.

@@ -1,12 +1,14 @@
 //! Turning a validated `Scenario` into a runnable `World`: nodes, links (both directions),
 //! routes (static and computed), producers and consumers, recording.
 
+pub mod apps;
+
+pub use apps::{add_cbr_flow, add_consumer, add_consumer_with, add_multicast, add_producer, add_tcp_flow};
+
 use crate::ids::NodeId;
 use crate::routing::Graph;
-use crate::scenario::FaceSelection as SpecFaces;
 use crate::scenario::{AppSpec, Dir, RoutingMetric, RoutingMode, Scenario};
 use crate::time::SimDuration;
-use crate::world::builder::FaceSelection;
 use crate::world::{LinkParams, World, WorldBuilder};
 
 /// A scenario that validated but cannot be built (a component rejected its parameters).
@@ -33,12 +35,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     let duration = scenario.simulation.duration.get();
     let mut b = WorldBuilder::new(seed, duration);
     let interval = scenario.record.interval.get();
-    let faces = match &scenario.record.faces {
-        SpecFaces::All => FaceSelection::All,
-        SpecFaces::None => FaceSelection::None,
-        SpecFaces::List(v) => FaceSelection::Named(v.clone()),
-    };
-    b.record((interval > SimDuration::ZERO).then_some(interval), scenario.record.events, faces);
+    b.record((interval > SimDuration::ZERO).then_some(interval), scenario.record.events, scenario.record.faces.clone());
 
     // Nodes, in name order (BTreeMap), so ids do not depend on file order.
     let mut ids: Vec<(String, NodeId)> = Vec::new();
@@ -98,7 +95,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     let mut served: Vec<(String, Vec<usize>)> = Vec::new();
     for (name, app) in &scenario.apps {
         if let AppSpec::Producer(p) = app {
-            b.add_producer(name, p).map_err(|e| err(format!("app {name}"), e))?;
+            add_producer(&mut b, name, p).map_err(|e| err(format!("app {name}"), e))?;
             let at = node(&p.node).ok_or_else(|| err(format!("app {name}"), "unknown node"))?;
             match served.iter_mut().find(|(pre, _)| *pre == p.prefix) {
                 Some((_, v)) => v.push(at.idx()),
@@ -140,18 +137,18 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     for (name, app) in &scenario.apps {
         match app {
             AppSpec::Consumer(c) => {
-                b.add_consumer(name, c).map_err(|e| err(format!("app {name}"), e))?;
+                add_consumer(&mut b, name, c).map_err(|e| err(format!("app {name}"), e))?;
             }
             AppSpec::Tcp(t) => {
-                b.add_tcp_flow(name, t).map_err(|e| err(format!("app {name}"), e))?;
+                add_tcp_flow(&mut b, name, t).map_err(|e| err(format!("app {name}"), e))?;
             }
             AppSpec::Cbr(c) => {
-                b.add_cbr_flow(name, c).map_err(|e| err(format!("app {name}"), e))?;
+                add_cbr_flow(&mut b, name, c).map_err(|e| err(format!("app {name}"), e))?;
             }
             AppSpec::Multicast(m) => {
                 groups = groups.saturating_add(1);
                 let group = m.group.unwrap_or(groups);
-                b.add_multicast(name, m, group).map_err(|e| err(format!("app {name}"), e))?;
+                add_multicast(&mut b, name, m, group).map_err(|e| err(format!("app {name}"), e))?;
             }
             AppSpec::Producer(_) => {}
         }

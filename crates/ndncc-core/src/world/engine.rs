@@ -1,0 +1,371 @@
+//! The engine that runs a network: the event queue and the work of the current event, the
+//! applications' wake-ups, the recorder and the probes, and the caches that make a run fast
+//! without changing what it records. Its handlers take the network (`Network`) they act on; it
+//! is the [`Effects`] sink of the protocol handlers.
+
+use super::effects::Effects;
+use super::sampling::Sampling;
+use super::{ip, mcast, ndn, probe, Event, Network, RunCounters, LIVENESS_WORK};
+use crate::app::{AppCtx, Application, IdlePolls};
+use crate::ctx::{NodeAction, WakeSlot};
+use crate::event_queue::EventQueue;
+use crate::ids::{AppId, FaceId, NodeId};
+use crate::module::{ModuleCtx, RouterModule};
+use crate::packet::{Header, Packet};
+use crate::recorder::Recorder;
+use crate::ring::Ring;
+use crate::time::{SimDuration, SimTime};
+
+/// The component that acted last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Actor {
+    None,
+    Node(NodeId),
+    App(AppId),
+}
+
+/// Something the node's forwarding must still do in the current event, in order.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Work {
+    /// A packet arrived on a face (from a link, or from an application).
+    Receive(FaceId, Packet),
+    /// A packet to put on a face, bypassing the forwarder (a router component sent it).
+    Send(FaceId, Packet),
+    /// A held Interest refused on a face.
+    Refuse(FaceId, Packet, crate::packet::NackReason),
+}
+
+/// What waking an app takes, kept apart from its `AppSlot` in a small array of its own: with
+/// many consumers most wake-ups are idle polls (see `IdlePolls`), which then read one cache
+/// line here rather than the app's slot and its node's.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AppWaker {
+    wake: WakeSlot,
+    /// The world ran idle polls since the app's last hook: hand it its poll clock back first.
+    polled: bool,
+    /// What the app promised as its last hook returned: wake-ups before `until` are idle polls,
+    /// which the world runs itself.
+    idle: Option<IdlePolls>,
+    /// The clock tick of the app's node (zero: none) and its phase, copied as the run starts.
+    tick: SimDuration,
+    phase: SimDuration,
+}
+
+impl AppWaker {
+    /// The waker of an app on `node`: nothing pending, the node's clock copied.
+    pub(super) fn on(node: &super::Node) -> AppWaker {
+        AppWaker { tick: node.clock_tick.unwrap_or_default(), phase: node.clock_phase, ..AppWaker::default() }
+    }
+}
+
+/// Scratch buffers reused on the hot path.
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub(super) app_out: Vec<Packet>,
+    pub(super) actions: Vec<NodeAction>,
+    pub(super) dropped: Vec<Packet>,
+    pub(super) expired: Vec<(crate::packet::Name, crate::forwarder::PitEntry)>,
+}
+
+/// What tells a stalled run from a busy one.
+pub(super) struct Watchdog {
+    /// The component that acted last (named when the run stalls).
+    pub(super) last_actor: Actor,
+    /// Set when one event handled too many packets: the run stops with this message.
+    pub(super) stalled: Option<String>,
+    /// Events at one instant, or packets within one event, before the run is stalled.
+    pub(super) stall_limit: u64,
+}
+
+pub struct Engine {
+    pub(super) queue: EventQueue<Event>,
+    pub(super) recorder: Recorder,
+    pub(super) counters: RunCounters,
+    /// What nodes must still do in the current event, in order.
+    pub(super) work: Ring<Work>,
+    /// How to wake each app, by app index.
+    pub(super) wakers: Vec<AppWaker>,
+    /// Sojourn times per face and the flows each face carried, for the summary.
+    pub(super) probes: probe::Probes,
+    /// Observer of every packet event (traces, tests); `None` costs one branch per event.
+    pub(super) tap_observer: Option<Box<dyn crate::tap::PacketTap>>,
+    /// What is sampled at fixed intervals, and the samples kept to repeat.
+    pub(super) sampling: Sampling,
+    pub(super) scratch: Scratch,
+    pub(super) watchdog: Watchdog,
+    /// Take the shortcuts that change nothing recorded: run apps' promised idle polls here
+    /// instead of waking the apps, repeat the last samples of apps none of whose hooks ran
+    /// since, and prefetch what the next event reads in a large world (off only to test that
+    /// they change nothing).
+    pub(super) shortcuts: bool,
+    /// Idle polls run here so far.
+    pub(super) idle_polls_run: u64,
+    pub(super) end: SimTime,
+}
+
+impl Engine {
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    #[inline]
+    pub(super) fn schedule(&mut self, t: SimTime, e: Event) {
+        self.queue.schedule(t, e);
+    }
+
+    /// What to tell the user when simulated time stops at `t`.
+    pub(super) fn stall_report(&self, net: &Network, t: SimTime, what: &str) -> String {
+        let actor = match self.watchdog.last_actor {
+            Actor::Node(n) => format!("the last packet was handled by node {}", net.nodes[n.idx()].name),
+            Actor::App(a) => {
+                let slot = &net.apps[a.idx()];
+                format!("the last was app {} on node {}", slot.name, net.nodes[slot.node.idx()].name)
+            }
+            Actor::None => "no component was active".to_string(),
+        };
+        format!(
+            "simulated time stopped at {:.6} s: over {} {what} at that instant ({actor}); a \
+             zero-delay loop, such as a consumer whose Interests are answered or refused at once on its \
+             own node and resent at once",
+            t.as_secs_f64(),
+            self.watchdog.stall_limit
+        )
+    }
+
+    pub(super) fn handle(&mut self, net: &mut Network, ev: Event) {
+        match ev {
+            Event::TxDone { face } => self.on_tx_done(net, face),
+            Event::Arrive { from } => self.on_arrive(net, from),
+            Event::ShaperWake { face } => self.on_shaper_wake(net, face),
+            Event::AppStart { app } => self.call_app(net, app, |a, ctx| a.on_start(ctx)),
+            Event::AppStop { app } => self.call_app(net, app, |a, ctx| a.on_stop(ctx)),
+            Event::AppWake { app, gen } => {
+                let waker = &mut self.wakers[app.idx()];
+                if waker.wake.fire(gen) {
+                    let now = self.queue.now();
+                    match waker.idle.as_mut().filter(|idle| self.shortcuts && now < idle.until) {
+                        Some(idle) => {
+                            // What the app would do at this wake-up, done without reading its state.
+                            let next = idle.poll(now);
+                            waker.polled = true;
+                            self.idle_polls_run += 1;
+                            self.watchdog.last_actor = Actor::App(app);
+                            self.schedule_app_wake(app, next);
+                        }
+                        None => self.call_app(net, app, |a, ctx| a.on_wake(ctx)),
+                    }
+                }
+            }
+            Event::PitSweep { node } => self.on_pit_sweep(net, node),
+            Event::ModuleTick { node, module } => self.on_module_tick(net, node, module),
+            Event::ModuleWake { node, module, gen } => {
+                let slot = &mut net.nodes[node.idx()].modules[module as usize];
+                if slot.wake.fire(gen) {
+                    self.call_module(net, node, module as usize, |m, ctx| m.on_wake(ctx));
+                }
+            }
+            Event::LinkServiceWake { face, gen } => self.on_link_service_wake(net, face, gen),
+            Event::Sample => self.on_sample(net),
+        }
+    }
+
+    /// Run an application hook, queue its packets for its node and schedule its wake-up. The
+    /// packets are processed by `drain_work` after the current event, never recursively.
+    pub(super) fn call_app(
+        &mut self,
+        net: &mut Network,
+        app: AppId,
+        f: impl FnOnce(&mut dyn Application, &mut AppCtx),
+    ) {
+        let now = self.now();
+        self.watchdog.last_actor = Actor::App(app);
+        let mut out = std::mem::take(&mut self.scratch.app_out);
+        let requested = {
+            let (slot, waker) = (&mut net.apps[app.idx()], &mut self.wakers[app.idx()]);
+            if std::mem::take(&mut waker.polled) {
+                if let Some(idle) = waker.idle {
+                    slot.app.resume_polls(idle.next_poll);
+                }
+            }
+            self.sampling.app_samples.mark(app.idx());
+            let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder).with_names(&net.names);
+            f(slot.app.as_mut(), &mut ctx);
+            waker.idle = ctx.promised_idle_polls();
+            ctx.requested_wake()
+        };
+        let face = net.apps[app.idx()].face;
+        for p in out.drain(..) {
+            self.work.push_back(Work::Receive(face, p));
+        }
+        self.scratch.app_out = out;
+        if let Some(t) = requested {
+            self.schedule_app_wake(app, t);
+        }
+    }
+
+    /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
+    fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
+        let now = self.queue.now();
+        let waker = &mut self.wakers[app.idx()];
+        // As `Node::align` on the app's node.
+        let t = t.max(now).ceil_to_edge(waker.tick, waker.phase);
+        if let Some(gen) = waker.wake.request(t) {
+            self.schedule(t, Event::AppWake { app, gen });
+        }
+    }
+
+    /// Run one hook of module `module` of `node` and carry out what it asked for.
+    fn call_module(
+        &mut self,
+        net: &mut Network,
+        node: NodeId,
+        module: usize,
+        f: impl FnOnce(&mut dyn RouterModule, &mut ModuleCtx),
+    ) {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.scratch.actions);
+        let wake = {
+            let n = &mut net.nodes[node.idx()];
+            let slot = &mut n.modules[module];
+            let mut ctx = ModuleCtx::new(now, node, &n.faces, &mut net.faces, &mut slot.rng, &mut actions);
+            f(slot.module.as_mut(), &mut ctx);
+            ctx.requested_wake()
+        };
+        if let Some(t) = wake {
+            self.module_wake_at(net, node, module, t);
+        }
+        self.apply_actions(&mut actions);
+        self.scratch.actions = actions;
+    }
+
+    fn module_wake_at(&mut self, net: &mut Network, node: NodeId, module: usize, t: SimTime) {
+        let now = self.now();
+        let n = &mut net.nodes[node.idx()];
+        let t = n.align(t.max(now));
+        if let Some(gen) = n.modules[module].wake.request(t) {
+            self.schedule(t, Event::ModuleWake { node, module: module as u32, gen });
+        }
+    }
+
+    /// Queue what router components asked for, to be done after the current step.
+    pub(super) fn apply_actions(&mut self, actions: &mut Vec<NodeAction>) {
+        for a in actions.drain(..) {
+            self.work.push_back(match a {
+                NodeAction::Send { face, packet } => Work::Send(face, packet),
+                NodeAction::Receive { face, packet } => Work::Receive(face, packet),
+                NodeAction::Refuse { face, interest, reason } => Work::Refuse(face, interest, reason),
+            });
+        }
+    }
+
+    /// Handle the queued work of the current event until none is left (true), or for
+    /// `LIVENESS_WORK` packets (false: call again after a liveness check). `done` counts the
+    /// packets this event has handled over every call, for the stall limit.
+    pub(super) fn drain_work(&mut self, net: &mut Network, done: &mut u64) -> bool {
+        let mut slice = 0u64;
+        while let Some(w) = self.work.pop_front() {
+            *done += 1;
+            if *done > self.watchdog.stall_limit {
+                self.work.clear();
+                self.watchdog.stalled = Some(self.stall_report(net, self.now(), "packets handled in one event"));
+                return true;
+            }
+            match w {
+                Work::Receive(face, mut p) => self.receive(net, face, &mut p),
+                Work::Send(face, mut p) => self.send_on_face(net, face, &mut p),
+                Work::Refuse(face, p, reason) => ndn::refuse_held_interest(net, self, face, p, reason),
+            }
+            slice += 1;
+            if slice == LIVENESS_WORK && !self.work.is_empty() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// A node receives `packet` on `in_face` (from a link, an application or one of its own
+    /// components): the handler of its protocol takes it.
+    pub(super) fn receive(&mut self, net: &mut Network, in_face: FaceId, packet: &mut Packet) {
+        let node = net.faces[in_face.idx()].node;
+        self.watchdog.last_actor = Actor::Node(node);
+        packet.hops = packet.hops.saturating_add(1);
+        match packet.header {
+            Header::Ndn(_) => ndn::receive(net, self, node, in_face, packet),
+            Header::Ip(_) => ip::receive(net, self, node, in_face, *packet),
+            Header::Mcast(_) => mcast::receive(net, self, node, in_face, *packet),
+            // Link-layer frames belong to link services, which absorb them on arrival; one that
+            // reaches a node (its face has no service) has no one to read it.
+            Header::LinkAck => {}
+        }
+    }
+
+    /// Expire the PIT entries of `node` that are due.
+    fn on_pit_sweep(&mut self, net: &mut Network, node: NodeId) {
+        let mut expired = std::mem::take(&mut self.scratch.expired);
+        ndn::sweep_pit(net, self, node, &mut expired);
+        self.scratch.expired = expired;
+    }
+
+    fn on_module_tick(&mut self, net: &mut Network, node: NodeId, module: u32) {
+        let now = self.now();
+        self.call_module(net, node, module as usize, |m, ctx| m.on_tick(ctx));
+        let n = &net.nodes[node.idx()];
+        let next = n.modules[module as usize].module.tick_interval().map(|iv| n.align(now + iv));
+        if let Some(t) = next {
+            self.schedule(t.max(now + SimDuration(1)), Event::ModuleTick { node, module });
+        }
+        // A module may have changed a shaper's rate: let the shapers re-plan.
+        for i in 0..net.nodes[node.idx()].faces.len() {
+            let f = net.nodes[node.idx()].faces[i];
+            self.kick_shaper(net, f);
+        }
+    }
+}
+
+impl Effects for Engine {
+    #[inline(always)]
+    fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+    #[inline(always)]
+    fn send(&mut self, net: &mut Network, face: FaceId, packet: &mut Packet) {
+        self.send_on_face(net, face, packet);
+    }
+    #[inline]
+    fn sweep_pit_at(&mut self, node: NodeId, t: SimTime) {
+        self.queue.schedule_irregular(t, Event::PitSweep { node });
+    }
+    /// Run `f` on every router module of `node` in order, with its context, until it returns
+    /// `Some`; then carry out what the modules asked for. The node must have modules.
+    fn each_module<R>(
+        &mut self,
+        net: &mut Network,
+        node: NodeId,
+        mut f: impl FnMut(&mut dyn RouterModule, &mut ModuleCtx) -> Option<R>,
+    ) -> Option<R> {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.scratch.actions);
+        let mut wakes: smallvec::SmallVec<[(usize, SimTime); 2]> = smallvec::SmallVec::new();
+        let mut result = None;
+        {
+            let n = &mut net.nodes[node.idx()];
+            for (i, slot) in n.modules.iter_mut().enumerate() {
+                let mut ctx = ModuleCtx::new(now, node, &n.faces, &mut net.faces, &mut slot.rng, &mut actions);
+                result = f(slot.module.as_mut(), &mut ctx);
+                if let Some(t) = ctx.requested_wake() {
+                    wakes.push((i, t));
+                }
+                if result.is_some() {
+                    break;
+                }
+            }
+        }
+        for (i, t) in wakes {
+            self.module_wake_at(net, node, i, t);
+        }
+        self.apply_actions(&mut actions);
+        self.scratch.actions = actions;
+        result
+    }
+}

@@ -1,0 +1,107 @@
+//! The network a world simulates: its nodes (with their forwarding tables, strategies and
+//! router modules), faces, links, applications and interned names, in arenas indexed by typed
+//! ids. It holds no event and no clock: the engine (`engine.rs`) runs it, and the protocol
+//! handlers (`ndn.rs`, `ip.rs`, `mcast.rs`) are functions over it.
+
+use crate::app::Application;
+use crate::face::Face;
+use crate::forwarder::strategy::AnyStrategy;
+use crate::forwarder::{ContentStore, Fib, Pit};
+use crate::ids::{AppId, FaceId, LinkId, NodeId};
+use crate::module::ModuleSlot;
+use crate::names::NameTable;
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+
+/// Nodes, faces, links and applications, by id, and the names packets carry.
+#[derive(Default)]
+pub struct Network {
+    pub names: NameTable,
+    pub nodes: Vec<Node>,
+    pub faces: Vec<Face>,
+    pub links: Vec<Link>,
+    pub apps: Vec<AppSlot>,
+}
+
+impl Network {
+    pub fn face_by_name(&self, name: &str) -> Option<FaceId> {
+        self.faces.iter().find(|f| f.name == name).map(|f| f.id)
+    }
+}
+
+/// A node's part of one multicast group's tree.
+#[derive(Clone, Debug, Default)]
+pub struct McastRoute {
+    /// The face towards the source (feedback goes up it); `None` on the source's node.
+    pub upstream: Option<FaceId>,
+    /// The faces Data is copied to: links down the tree and local receivers' app faces.
+    pub downstream: Vec<FaceId>,
+}
+
+/// Node-level counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeCounters {
+    pub cs_hits: u64,
+    pub aggregated: u64,
+    pub duplicates: u64,
+    pub no_route: u64,
+    pub unsolicited_data: u64,
+    pub pit_expired: u64,
+    /// IP packets with no route to their destination, or for a port nobody listens on.
+    pub ip_unroutable: u64,
+    /// Multicast packets for a group this node has no tree entry for.
+    pub mcast_unroutable: u64,
+}
+
+pub struct Node {
+    pub id: NodeId,
+    pub name: String,
+    pub faces: Vec<FaceId>,
+    pub fib: Fib,
+    pub pit: Pit,
+    pub cs: Option<ContentStore>,
+    pub strategy: AnyStrategy,
+    pub modules: Vec<ModuleSlot>,
+    /// IP routes: the face towards each destination node, by node index.
+    pub ip_routes: Vec<Option<FaceId>>,
+    /// Application faces by the port their IP application listens on.
+    pub ports: Vec<(u16, FaceId)>,
+    /// Multicast groups this node is a tree node of.
+    pub mcast: Vec<(u32, McastRoute)>,
+    /// Coarse clock: timers on this node fire only on the clock's edges, `clock_phase` plus
+    /// multiples of this tick.
+    pub clock_tick: Option<SimDuration>,
+    /// Where the coarse clock's edges fall within a tick (below the tick; zero: on multiples).
+    pub clock_phase: SimDuration,
+    pub rng: SimRng,
+    /// A `PitSweep` is scheduled for this time.
+    pub pit_sweep_at: Option<SimTime>,
+    pub counters: NodeCounters,
+}
+
+impl Node {
+    /// When a timer asked for `t` actually fires on this node's clock.
+    pub fn align(&self, t: SimTime) -> SimTime {
+        match self.clock_tick {
+            Some(tick) => t.ceil_to_edge(tick, self.clock_phase),
+            None => t,
+        }
+    }
+}
+
+pub struct Link {
+    pub id: LinkId,
+    pub name: String,
+    /// Face of endpoint a (transmits a→b) and of endpoint b (transmits b→a).
+    pub faces: [FaceId; 2],
+}
+
+pub struct AppSlot {
+    pub id: AppId,
+    pub name: String,
+    pub node: NodeId,
+    pub face: FaceId,
+    pub app: Box<dyn Application>,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+}
