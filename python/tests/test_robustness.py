@@ -463,6 +463,33 @@ def test_leftovers_of_a_killed_save_are_removed_by_the_next(make_fake_result, tm
     assert not leftover.exists() and (tmp_path / "run" / "manifest.json").is_file()
 
 
+# ---------------------------------------------------------------- messages
+
+
+def test_a_grid_of_ten_thousand_values_is_refused_before_any_run_is_planned(capsys, monkeypatch, tmp_path):
+    loads, labels = [], []
+    real_load, real_label = sweep_module.load, ndncc.grid.label
+    monkeypatch.setattr(sweep_module, "load", lambda *a: loads.append(a) or real_load(*a))
+    monkeypatch.setattr(ndncc.grid, "label", lambda v: labels.append(v) or real_label(v))
+    values = ",".join(str(v) for v in range(1, 10_001))
+    code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "-g", f"apps.consumer.window.window={values}",
+                             "--seeds", 11, "-o", tmp_path / "out")  # fmt: skip
+    assert_bad_input(code, err, "110,000 runs, more than the 100,000")
+    assert loads == []  # no scenario loaded, let alone a run planned
+    assert len(labels) <= 10_000  # each value labelled once (it was every value at every point)
+
+
+def test_a_bad_grid_value_is_refused_after_one_planned_run_per_point(capsys, monkeypatch, tmp_path):
+    loads = []
+    real_load = sweep_module.load
+    monkeypatch.setattr(sweep_module, "load", lambda *a: loads.append(a) or real_load(*a))
+    values = ",".join(str(v) for v in range(1, 301)) + ",abc"
+    code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "-g", f"apps.consumer.window.window={values}",
+                             "--seeds", 10, "-o", tmp_path / "out")  # fmt: skip
+    assert_bad_input(code, err, 'invalid type: string "abc"')
+    assert len(loads) < 310  # 301 points, a few to blame the axis; not 3,001 runs
+
+
 # ---------------------------------------------------------------- mutated scenarios
 
 #: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.
