@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, List, NoReturn, Optional
 import click
 
 from . import _core, output
-from .errors import BadInput, describe, guarded
+from .errors import BadInput, describe, guarded, shorten
 from .scenario import check_seed, load
 
 if TYPE_CHECKING:
@@ -639,10 +639,19 @@ def write_index(out: Path, status: dict) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ndncc`` script; returns the exit code."""
     try:
-        app.main(args=argv, prog_name="ndncc")  # parses, runs, and raises SystemExit
+        # Not click's standalone mode, so that its usage errors pass here first: a long value
+        # in one is cut short as in every other message.
+        code = app.main(args=argv, prog_name="ndncc", standalone_mode=False)
+    except click.ClickException as e:
+        e.message = shorten(e.message)
+        e.show()
+        return e.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted!", err=True)
+        return 1
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 def script() -> NoReturn:

@@ -466,6 +466,28 @@ def test_leftovers_of_a_killed_save_are_removed_by_the_next(make_fake_result, tm
 # ---------------------------------------------------------------- messages
 
 
+LONG = "x" * 5000
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", EXAMPLE, "--seed", LONG],  # a usage error of the command line's parser
+        ["validate", EXAMPLE, "-s", f'apps.consumer.prefix="/{LONG}"'],  # the engine's messages
+        ["validate", EXAMPLE, "-s", f'links.C-P.delay="{LONG}"'],
+        ["validate", EXAMPLE, "-s", f'apps.consumer.window={{ type = "{LONG}" }}'],
+        ["sweep", EXAMPLE, "-g", f"apps.consumer.window.window={LONG},1"],  # the sweep's own
+        ["sweep", EXAMPLE, "-g", f"{LONG}=1"],
+    ],
+    ids=["usage", "prefix", "delay", "type", "grid value", "grid key"],
+)
+def test_a_long_value_is_cut_short_in_every_message(capfd, tmp_path, args):
+    code = cli.main([str(a) for a in args] + (["-o", str(tmp_path / "out")] if args[0] == "sweep" else []))
+    err = capfd.readouterr().err
+    assert code == 2, err
+    assert len(err) < 600 and "… (5" in err, err[:300]
+
+
 def test_a_grid_of_ten_thousand_values_is_refused_before_any_run_is_planned(capsys, monkeypatch, tmp_path):
     loads, labels = [], []
     real_load, real_label = sweep_module.load, ndncc.grid.label

@@ -538,3 +538,19 @@ fn odd_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_long_value_is_cut_short_in_the_message() {
+    let long = "x".repeat(5000);
+    for (text, overrides) in [
+        (with_line(28, &format!("window = {{ type = \"{long}\" }}")), vec![]),
+        (with_line(27, &format!("prefix = \"/{long}\"")), vec![]),
+        (BASE.to_string(), vec![format!("links.R1-P1.delay=\"{long}\"")]),
+        (with_line(26, &format!("node = \"{long}\"")), vec![]),
+    ] {
+        let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
+        let shown = err(&text, &o).to_string();
+        assert!(shown.len() < 400, "{} characters: {}", shown.len(), &shown[..200]);
+        assert!(shown.contains("… (5"), "{shown}");
+    }
+}
