@@ -466,6 +466,21 @@ def test_leftovers_of_a_killed_save_are_removed_by_the_next(make_fake_result, tm
 # ---------------------------------------------------------------- messages
 
 
+def test_a_bad_value_inside_an_inline_table_is_named_by_its_own_key(capsys, tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text(
+        EXAMPLE.read_text().replace(
+            'delay = "10ms"', 'delay = "10ms"\nloss = { type = "bernoulli", p = "abc" }'
+        )
+    )
+    code, _, err = ndncc_cli(capsys, "validate", path)
+    assert_bad_input(code, err, f"{path}:12: links.C-P.loss.p: 'abc' is not a fraction")
+    code, _, err = ndncc_cli(
+        capsys, "validate", EXAMPLE, "-s", 'links.C-P.queue={ type = "droptail", packets = "x" }'
+    )
+    assert_bad_input(code, err, '--set links.C-P.queue.packets: invalid type: string "x"')
+
+
 LONG = "x" * 5000
 
 

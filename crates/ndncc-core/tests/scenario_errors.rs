@@ -171,7 +171,7 @@ case!(
     a_loss_above_one_is_rejected,
     with_line(17, "loss = { type = \"bernoulli\", p = \"150%\" }"),
     17,
-    "links.R1-P1.loss",
+    "links.R1-P1.loss.p",
     "outside [0, 1]"
 );
 case!(
@@ -537,6 +537,34 @@ fn odd_input_never_panics() {
             let _ = load_str(text, FILE, &[o.to_string()]);
         }
     }
+}
+
+// A wrong value inside a table with a `type` names its own key.
+case!(
+    a_bad_value_inside_an_inline_loss_table_names_its_key,
+    with_line(17, "loss = { type = \"bernoulli\", p = \"abc\" }"),
+    17,
+    "links.R1-P1.loss.p",
+    "'abc' is not a fraction"
+);
+case!(
+    a_wrongly_typed_value_inside_an_inline_window_table_names_its_key,
+    with_line(28, "window = { type = \"aimd\", beta = \"x\" }"),
+    28,
+    "apps.C1.window.beta",
+    "invalid type: string \"x\", expected a number"
+);
+case!(
+    a_wrongly_typed_value_inside_a_queue_table_names_its_key,
+    with_line(17, "[links.R1-P1.queue]\ntype = \"droptail\"\npackets = true"),
+    19,
+    "links.R1-P1.queue.packets",
+    "invalid type: boolean"
+);
+
+#[test]
+fn a_bad_value_inside_an_overriding_table_names_the_key_inside_it() {
+    check_override(BASE, &["links.R1-P1.loss={ type = \"bernoulli\", p = \"abc\" }"], "links.R1-P1.loss.p", "'abc'");
 }
 
 #[test]

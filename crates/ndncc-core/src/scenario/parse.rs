@@ -41,7 +41,9 @@ impl Context {
             message = format!("{message} (inherited from {from})");
         }
         if let Some(o) = self.overrides.iter().rev().find(|o| is_within(&source, &o.path)) {
-            return ScenarioError::from_set(&self.file, &o.raw_key, message);
+            // A key inside the value an override set: `--set links.X.loss={…}` → `links.X.loss.p`.
+            let raw_key = format!("{}{}", o.raw_key, &source[o.path.len()..]);
+            return ScenarioError::from_set(&self.file, &raw_key, message);
         }
         if let Some(o) = self.overrides.iter().rev().find(|o| is_within(&o.path, &source)) {
             message = format!("{message} (with --set {})", o.raw_key);
@@ -68,6 +70,13 @@ impl Context {
             let child = join(&path, name);
             if raw.starts_with("missing field") || (raw.starts_with("unknown field") && self.rendered.has(&child)) {
                 path = child;
+            }
+        }
+        // A wrong value inside a table with a `type` reaches here at the table (serde reads such
+        // a table whole): the value the message quotes names the key.
+        if !["missing", "unknown", "duplicate"].iter().any(|p| raw.starts_with(p)) {
+            if let Some(inner) = quoted_values(raw).find_map(|v| self.rendered.inner_key_with_value(&path, v)) {
+                path = inner.to_string();
             }
         }
         if raw.starts_with("missing field") && !path.contains(['.', '[']) {
@@ -132,6 +141,14 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
     scenario.resolve_in_place().map_err(|e| ctx.invalid(e))?;
     scenario.check().map_err(|e| ctx.invalid(e))?;
     Ok(scenario)
+}
+
+/// The values a serde message quotes, in order: ``string "x"``, `` `5` ``, `'x'`.
+fn quoted_values(raw: &str) -> impl Iterator<Item = &str> {
+    let string = raw.split_once("string \"").and_then(|(_, rest)| rest.split_once('"')).map(|(v, _)| v);
+    let ticked = raw.split('`').skip(1).step_by(2);
+    let single = raw.split('\'').skip(1).step_by(2);
+    string.into_iter().chain(ticked).chain(single)
 }
 
 /// For a syntax error on line `line`, the key it is most likely in: the last table header at
