@@ -466,6 +466,13 @@ def test_leftovers_of_a_killed_save_are_removed_by_the_next(make_fake_result, tm
 # ---------------------------------------------------------------- messages
 
 
+def test_defaults_no_link_inherits_are_checked_all_the_same(capsys, tmp_path):
+    path = tmp_path / "d.toml"
+    path.write_text(EXAMPLE.read_text().replace("[nodes]", '[defaults.link]\ndelay = "abc"\n\n[nodes]'))
+    code, _, err = ndncc_cli(capsys, "validate", path)
+    assert_bad_input(code, err, f"{path}:6: defaults.link.delay: 'abc' is not a duration")
+
+
 def test_a_bad_value_inside_an_inline_table_is_named_by_its_own_key(capsys, tmp_path):
     path = tmp_path / "l.toml"
     path.write_text(

@@ -539,6 +539,42 @@ fn odd_input_never_panics() {
     }
 }
 
+// Defaults that no entry inherits are checked all the same.
+case!(
+    a_bad_default_delay_is_refused_though_every_link_sets_its_own,
+    with_line(6, "delay = \"abc\"")
+        .replace("[links.C1-R1]\n", "[links.C1-R1]\ndelay = \"1ms\"\n")
+        .replace("[links.R1-P1]\n", "[links.R1-P1]\ndelay = \"1ms\"\n"),
+    6,
+    "defaults.link.delay",
+    "'abc' is not a duration"
+);
+case!(
+    a_bad_default_queue_is_refused_though_every_link_sets_its_own,
+    with_line(6, "delay = \"10ms\"\nqueue = { type = \"droptail\", packets = 0 }")
+        .replace("[links.R1-P1]\n", "[links.R1-P1]\nqueue = { type = \"codel\" }\n"),
+    7,
+    "defaults.link.queue.packets",
+    "must be from 1 to"
+);
+case!(
+    a_bad_default_loss_is_refused_though_every_link_sets_its_own,
+    with_line(6, "delay = \"10ms\"\nloss = { type = \"bernoulli\", p = 7 }")
+        .replace("[links.C1-R1]\n", "[links.C1-R1]\nloss = { type = \"none\" }\n")
+        .replace("[links.R1-P1]\n", "[links.R1-P1]\nloss = { type = \"none\" }\n"),
+    7,
+    "defaults.link.loss.p",
+    "outside [0, 1]"
+);
+case!(
+    a_bad_default_node_value_is_refused_though_every_node_sets_its_own,
+    with_line(6, "delay = \"10ms\"\n[defaults.node]\ncontent_store = { capacity = 100000000000 }")
+        .replace("C1 = {}\nR1 = {}\nP1 = {}", "C1 = { content_store = { capacity = 1 } }\nR1 = { content_store = { capacity = 1 } }\nP1 = { content_store = { capacity = 1 } }"),
+    8,
+    "defaults.node.content_store.capacity",
+    "must be from 0 to"
+);
+
 // A wrong value inside a table with a `type` names its own key.
 case!(
     a_bad_value_inside_an_inline_loss_table_names_its_key,
