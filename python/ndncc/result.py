@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Union
@@ -13,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from . import _core, arguments, display, output, plots
-from .errors import BadInput
+from .errors import BadInput, NdnccWarning
 from .report import render_run
 
 if TYPE_CHECKING:
@@ -166,6 +167,26 @@ class RunTables:
         return display.html_table(output.order_summary(self.summary), title)
 
 
+class LimitReached(NdnccWarning):
+    """A run reached one of the engine's memory limits (docs/robustness.md): a consumer's
+    Interests in flight."""
+
+
+def limits_reached(summary: pl.DataFrame) -> list[str]:
+    """What the summary says of the memory limits the run reached, one sentence each."""
+    value = {(e, m): v for e, m, v in summary.select("entity", "metric", "value").iter_rows()}
+    said = []
+    for (entity, metric), limit in sorted(value.items()):
+        if metric == "in_flight_limit":
+            at = value.get((entity, "in_flight_limit_reached_s"), float("nan"))
+            said.append(
+                f"consumer {entity} reached its limit of {limit:,.0f} Interests in flight at {at:g} s: "
+                "its network holds and answers no more within a lifetime, so it sent only as Interests "
+                "ended (docs/robustness.md)"
+            )
+    return said
+
+
 class Result(RunTables):
     """The output of :meth:`Scenario.run`."""
 
@@ -180,6 +201,10 @@ class Result(RunTables):
         self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
         self._series = long_frame(raw["series"])
         self._faces = long_frame(raw["faces"])
+        #: The memory limits the run reached, one sentence each (each is also warned of).
+        self.limits: list[str] = limits_reached(self.summary)
+        for sentence in self.limits:
+            warnings.warn(LimitReached(f"{scenario.name}: {sentence}"), stacklevel=3)
 
     @property
     def name(self) -> str:

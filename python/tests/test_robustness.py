@@ -534,6 +534,67 @@ def test_a_bad_grid_value_is_refused_after_one_planned_run_per_point(capsys, mon
     assert len(loads) < 310  # 301 points, a few to blame the axis; not 3,001 runs
 
 
+# ---------------------------------------------------------------- memory follows the network
+
+
+#: A consumer and its producer on node A, answering after ``delay``; ``links`` may make the
+#: network big (node B is there for them).
+_ONE_NODE = """
+[simulation]
+duration = "100000s"
+
+[nodes]
+A = {{}}
+B = {{}}
+
+{links}
+
+[apps.P]
+type = "producer"
+node = "A"
+prefix = "/p"
+processing_delay = "{delay}"
+
+[apps.C]
+type = "consumer"
+node = "A"
+prefix = "/p"
+window = {{ type = "aimd" }}
+"""
+
+
+def test_a_window_beside_its_producer_stops_at_its_limit_and_the_run_says_so(capsys, tmp_path):
+    # Nothing slows an AIMD window on its producer's node: it stops at 1,000 Interests in
+    # flight (docs/robustness.md), the summary has the limit, and the command warns of it.
+    path = tmp_path / "one-node.toml"
+    path.write_text(_ONE_NODE.format(links="", delay="10us").replace('"100000s"', '"20ms"'))
+    code, out, err = ndncc_cli(capsys, "run", path, "-o", tmp_path / "run")
+    assert code == 0, err
+    assert "warning: one-node: consumer C reached its limit of 1,000 Interests in flight at " in err
+    rows = {
+        (r["flow"], r["metric"]): r["value"] for r in json.loads((tmp_path / "run/summary.json").read_text())
+    }
+    assert rows["C", "in_flight_limit"] == 1000.0 and 0 < rows["C", "in_flight_limit_reached_s"] < 0.001
+
+
+@pytest.mark.parametrize(
+    "control", ['window = { type = "fixed", window = 1e6 }', 'rate = { type = "constant", rate = 1e7 }']
+)
+def test_the_largest_window_or_rate_on_a_slow_link_holds_what_the_link_does(capsys, tmp_path, control):
+    # These took 1 to 6 GB and minutes; each Interest past the link's limit would only be lost.
+    path = tmp_path / "big.toml"
+    path.write_text(EXAMPLE.read_text().replace('window = { type = "fixed", window = 10 }', control))
+    result = subprocess.run(
+        [sys.executable, "-c", "import re, sys; from ndncc import cli; code = cli.main(sys.argv[1:]); "
+         "print(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)); sys.exit(code)",
+         "run", str(path), "-o", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "reached its limit of 12,281 Interests in flight" in result.stderr
+    assert int(result.stdout.split()[-1]) < 500_000  # peak kB: the limit's memory, not a million's
+
+
 # ---------------------------------------------------------------- mutated scenarios
 
 #: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.

@@ -140,7 +140,9 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     for (name, app) in &scenario.apps {
         match app {
             AppSpec::Consumer(c) => {
-                b.add_consumer(name, c).map_err(|e| err(format!("app {name}"), e))?;
+                let id = b.add_consumer(name, c).map_err(|e| err(format!("app {name}"), e))?;
+                let limit = usize::try_from(scenario.in_flight_limit(c)).unwrap_or(usize::MAX);
+                b.limit_in_flight(id, limit);
             }
             AppSpec::Tcp(t) => {
                 b.add_tcp_flow(name, t).map_err(|e| err(format!("app {name}"), e))?;
