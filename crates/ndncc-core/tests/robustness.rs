@@ -221,6 +221,23 @@ fn a_run_stuck_in_one_event_still_reaches_its_liveness_checks() {
 }
 
 #[test]
+fn a_crawl_of_busy_events_reaches_its_liveness_checks_by_the_packets_handled() {
+    // Beside its producer (1 ms), a thousand Interests in flight: each event hands on about a
+    // thousand packets, and 65,536 events would take a minute. The progress callback comes every
+    // 65,536 packets handled too, so its fourth call comes after a few hundred events.
+    let text = one_node("{ type = \"aimd\" }", "").replace("\"10us\"", "\"1ms\"");
+    let sc = load_str(&text, "one-node.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut world = build_world(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
+    let mut calls = 0;
+    let end = world.run(SimDuration::ZERO, &mut |_| {
+        calls += 1;
+        calls < 4
+    });
+    assert!(matches!(end, RunEnd::Interrupted), "{end:?}");
+    assert!(world.counters.events < 5_000, "{} events", world.counters.events);
+}
+
+#[test]
 fn a_window_that_grows_without_a_bottleneck_stops_at_the_in_flight_limit() {
     // Beside its producer, with no link to cross, nothing slows an AIMD window: it stops at the
     // least limit, 1,000 Interests in flight, and the summary says when it got there.
