@@ -169,7 +169,7 @@ class RunTables:
 
 class LimitReached(NdnccWarning):
     """A run reached one of the engine's memory limits (docs/robustness.md): a consumer's
-    Interests in flight."""
+    Interests in flight, or the rows of per-packet events."""
 
 
 def limits_reached(summary: pl.DataFrame) -> list[str]:
@@ -184,6 +184,12 @@ def limits_reached(summary: pl.DataFrame) -> list[str]:
                 "its network holds and answers no more within a lifetime, so it sent only as Interests "
                 "ended (docs/robustness.md)"
             )
+    until = value.get(("run", "events_recorded_until_s"))
+    if until is not None:
+        said.append(
+            f"per-packet events were recorded until {until:g} s only: the series reached its "
+            "20,000,000 rows (docs/robustness.md); set [record] events = false, or shorten the run"
+        )
     return said
 
 

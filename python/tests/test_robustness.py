@@ -595,6 +595,15 @@ def test_the_largest_window_or_rate_on_a_slow_link_holds_what_the_link_does(caps
     assert int(result.stdout.split()[-1]) < 500_000  # peak kB: the limit's memory, not a million's
 
 
+def test_per_packet_events_are_recorded_up_to_their_row_limit_and_the_run_says_when():
+    summary = pl.DataFrame(
+        [{"entity": "run", "kind": "run", "metric": "events_recorded_until_s", "value": 1.5, "unit": "s"}],
+        schema=ndncc.result.SUMMARY_SCHEMA,
+    )
+    [said] = ndncc.result.limits_reached(summary)
+    assert said.startswith("per-packet events were recorded until 1.5 s only")
+
+
 # ---------------------------------------------------------------- mutated scenarios
 
 #: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.

@@ -298,3 +298,17 @@ fn a_rate_that_ignores_timeouts_and_hears_no_nack_stops_at_the_in_flight_limit()
     assert_eq!(row(&out, "run", "conservation_ok"), Some(1.0));
 }
 
+#[test]
+fn per_packet_events_stop_being_recorded_at_the_row_limit() {
+    // The run goes on; the series holds no more rows than the limit, and the recorder says when
+    // the events stopped.
+    let text = one_node("{ type = \"aimd\" }", "").replace("duration = \"10s\"", "duration = \"2ms\"");
+    let sc = load_str(&text, "one-node.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut world = build_world(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
+    world.recorder.max_event_rows = 10_000;
+    assert!(matches!(world.run(SimDuration::ZERO, &mut |_| true), RunEnd::Finished));
+    let stopped = world.recorder.events_stopped_at.expect("events stopped");
+    assert!(stopped.as_secs_f64() < 0.002, "{stopped}");
+    // Samples (every 100 ms: one at 0 s) still come after; events do not.
+    assert!(world.recorder.series.len() <= 10_000 + 100, "{}", world.recorder.series.len());
+}
