@@ -670,7 +670,7 @@ def _plan_from(scenario, axes, seeds, overrides, metrics, keep_series, timeout) 
 
 
 def _execute(store: Store, todo: list[RunTask], executor, status: Status, failures: list, progress) -> None:
-    backend = executors.backend(executor)
+    backend = executors.backend(executor, todo[0].timeout if todo else None)
     status.backend = backend.description
 
     def report() -> None:

@@ -604,6 +604,104 @@ def test_per_packet_events_are_recorded_up_to_their_row_limit_and_the_run_says_w
     assert said.startswith("per-packet events were recorded until 1.5 s only")
 
 
+# ---------------------------------------------------------------- stopping runs
+#
+# Runs that never end by themselves, of every kind the engine must still stop: stuck in one
+# event (a window of a million beside its producer), a crawl (a thousand Interests in flight,
+# each answered after 1 ms), a Python controller blocked in time.sleep, and one spinning in a
+# C function (which never returns to Python, so only the process can be ended). Each test
+# gives the process a generous bound to end in, and fails only if it never does.
+
+_CONTROLLER = """
+import time
+from ndncc.controllers import WindowController
+
+
+class Stuck(WindowController):
+    def on_data(self, ev):
+        if ev.seq == 5:
+            {how}
+
+    def on_timeout(self, ev):
+        pass
+
+    def window(self):
+        return 4.0
+"""
+
+STOPPING = {
+    # A link that holds a million Interests: the consumer beside its producer may have that many.
+    "stuck": _ONE_NODE.format(links='[links.A-B]\nbandwidth = "100Gbps"\ndelay = "1s"', delay="10us"),
+    "crawl": _ONE_NODE.format(links="", delay="1ms"),
+    "blocked": "time.sleep(3600)",
+    "spinning": "sum(range(10**12))",
+}
+
+#: How a run stops at a sweep's timeout: the engine's own check, the worker's alarm, or the
+#: pool ending the worker process.
+STOPPED_BY = {"stuck": "check", "crawl": "check", "blocked": "alarm", "spinning": "kill"}
+
+#: Seconds a process may take to end after SIGINT, or a sweep past its timeout, before the test
+#: fails: far more than the 2 s it takes, so that a loaded machine does not fail it.
+BOUND_S = 30
+
+
+def stopping_scenario(folder: Path, kind: str) -> Path:
+    """The scenario file of a run of ``kind`` that never ends by itself."""
+    path = folder / f"{kind}.toml"
+    if kind in ("stuck", "crawl"):
+        path.write_text(STOPPING[kind])
+        return path
+    module = f"stuck_{kind}"
+    (folder / f"{module}.py").write_text(_CONTROLLER.format(how=STOPPING[kind]))
+    text = EXAMPLE.read_text().replace('duration = "10s"', 'duration = "100000s"')
+    text = text.replace('{ type = "fixed", window = 10 }', f'{{ type = "python", class = "{module}:Stuck" }}')
+    path.write_text(text)
+    return path
+
+
+def start_ndncc(*args, cwd: Path) -> subprocess.Popen:
+    """``ndncc args`` as a user starts it: SIGINT at its default even when the tests run in the
+    background (which starts them with SIGINT ignored), in a process group of its own."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ndncc", *map(str, args)], cwd=cwd, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+
+
+def group_gone(pgid: int, within: float) -> bool:
+    """Whether every process of group ``pgid`` has ended within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("kind", list(STOPPING))
+def test_a_sweep_timeout_ends_each_run_however_it_is_stuck(tmp_path, kind):
+    path = stopping_scenario(tmp_path, kind)
+    proc = start_ndncc("sweep", path, "--seeds", 1, "--workers", 1, "--timeout", 1, "-o", tmp_path / "out",
+                       cwd=tmp_path)  # fmt: skip
+    try:
+        _, err = proc.communicate(timeout=BOUND_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    assert "1 runs: 0 done, 0 already done, 1 failed" in err and "Traceback" not in err, err
+    assert group_gone(proc.pid, BOUND_S)
+    [record] = [json.loads(p.read_text()) for p in (tmp_path / "out" / "failed").glob("*.json")]
+    assert record["type"] == "RunTimeout", record
+    assert record["error"].startswith("stopped after 1 s of wall time (the run timeout")
+    assert ("worker process was ended" in record["error"]) == (STOPPED_BY[kind] == "kill"), record
+    # The alarm stops a blocked controller: the error comes from inside it.
+    assert ("in on_data" in (record.get("traceback") or "")) == (STOPPED_BY[kind] == "alarm"), record
+
+
 # ---------------------------------------------------------------- mutated scenarios
 
 #: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.
