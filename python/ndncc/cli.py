@@ -14,6 +14,8 @@ import atexit
 import gc
 import json
 import os
+import signal
+import socket
 import sys
 import threading
 from contextlib import contextmanager
@@ -654,12 +656,41 @@ def main(argv: Optional[List[str]] = None) -> int:
     return code if isinstance(code, int) else 0
 
 
+#: Seconds the command has after Ctrl-C to stop by itself before the process is ended.
+INTERRUPT_GRACE_S = 2.0
+
+
+def end_after_interrupt(grace: float = INTERRUPT_GRACE_S) -> None:
+    """Make Ctrl-C end the process within ``grace`` seconds, whatever it is doing. The engine and
+    Python code stop at their next check (``KeyboardInterrupt``, exit code 130); code that makes
+    none (a user's controller spinning in a C function, holding the GIL) is ended by a thread of
+    the engine's that needs no GIL: woken by the signal itself, it ends the process with the same
+    exit code once ``grace`` has passed."""
+    watch = getattr(_core, "end_after_interrupt", None)
+    ignored = signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None)  # a background job
+    if watch is None or ignored or threading.current_thread() is not threading.main_thread():
+        return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:
+        return
+    watch(reader.fileno(), grace)
+    _kept.extend((reader, writer))  # open for as long as the process runs
+
+
+#: The sockets of :func:`end_after_interrupt`.
+_kept: list[socket.socket] = []
+
+
 def script() -> NoReturn:
     """The ``ndncc`` script: :func:`main`, then :func:`leave`."""
     # The command does no linear algebra. numpy's OpenBLAS would start a thread per core that
     # spins for a while after numpy is imported, which is while the engine runs (ndncc.preload):
     # on two cores that took 40 ms from a 0.2 s run. A value the user set is kept.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    end_after_interrupt()
     leave(main())
 
 

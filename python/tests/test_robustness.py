@@ -10,6 +10,7 @@ The mutation run is also a script, for bigger runs than the test suite affords:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -670,6 +671,21 @@ def start_ndncc(*args, cwd: Path) -> subprocess.Popen:
     )  # fmt: skip
 
 
+def started_command(proc: subprocess.Popen, within: float) -> bool:
+    """Whether ``proc`` has imported what it needs and started its command within ``within``
+    seconds: its thread that ends it after Ctrl-C exists then (it starts just before)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and proc.poll() is None:
+        names = []
+        for comm in Path(f"/proc/{proc.pid}/task").glob("*/comm"):
+            with contextlib.suppress(OSError):
+                names.append(comm.read_text().strip())
+        if "ndncc-interrupt" in names:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def group_gone(pgid: int, within: float) -> bool:
     """Whether every process of group ``pgid`` has ended within ``within`` seconds."""
     deadline = time.monotonic() + within
@@ -680,6 +696,24 @@ def group_gone(pgid: int, within: float) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.mark.parametrize("kind", list(STOPPING))
+def test_ndncc_run_stops_at_ctrl_c_however_the_run_is_stuck(tmp_path, kind):
+    path = stopping_scenario(tmp_path, kind)
+    proc = start_ndncc("run", path, "-o", tmp_path / "out", cwd=tmp_path)
+    try:
+        # Past starting up and into the run (a run of these never ends by itself).
+        assert started_command(proc, BOUND_S)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=BOUND_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.endswith("interrupted\n") and "Traceback" not in err, err
+    assert group_gone(proc.pid, BOUND_S)
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("kind", list(STOPPING))
@@ -700,6 +734,32 @@ def test_a_sweep_timeout_ends_each_run_however_it_is_stuck(tmp_path, kind):
     assert ("worker process was ended" in record["error"]) == (STOPPED_BY[kind] == "kill"), record
     # The alarm stops a blocked controller: the error comes from inside it.
     assert ("in on_data" in (record.get("traceback") or "")) == (STOPPED_BY[kind] == "alarm"), record
+
+
+@pytest.mark.parametrize("kind", ["stuck", "blocked", "spinning"])
+def test_ctrl_c_ends_a_sweep_and_its_workers_and_keeps_the_finished_runs(tmp_path, kind):
+    # A grid of two: a run over before anything is stuck (100 µs), then the stuck one. Ctrl-C
+    # once the first is written: the sweep ends with exit code 130, its workers with it, the
+    # finished run kept.
+    path = stopping_scenario(tmp_path, kind)
+    proc = start_ndncc(
+        "sweep", path, "--grid", 'simulation.duration="100us","100000s"', "--seeds", 1, "--workers", 1,
+        "-o", tmp_path / "out", cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + BOUND_S
+        while not list(tmp_path.glob("out/runs/*/part.parquet")) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)  # into the stuck run
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=BOUND_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert group_gone(proc.pid, BOUND_S), "a worker outlived its sweep"
+    assert len(list(tmp_path.glob("out/runs/*/part.parquet"))) == 1
 
 
 # ---------------------------------------------------------------- mutated scenarios
