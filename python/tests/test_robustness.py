@@ -29,7 +29,7 @@ import polars as pl
 import pytest
 
 import ndncc
-from ndncc import _core, cli, errors, executors
+from ndncc import _core, cli, errors, executors, fuzzing
 from ndncc.errors import BadInput
 
 #: The module of ``ndncc.sweep`` (the function).
@@ -762,74 +762,33 @@ def test_ctrl_c_ends_a_sweep_and_its_workers_and_keeps_the_finished_runs(tmp_pat
     assert len(list(tmp_path.glob("out/runs/*/part.parquet"))) == 1
 
 
+# ---------------------------------------------------------------- a small fuzz campaign
+
+
+def test_a_small_fuzz_campaign_has_no_failures(tmp_path):
+    # The full campaign (docs/robustness.md) runs thousands of cases; this one a few of each kind.
+    cases = list(fuzzing.cases(6, 3, seed=5))
+    report = fuzzing.campaign(cases, jobs=2, timeout=20)
+    assert report["failures_total"] == 0, json.dumps(report["failures"][:2], indent=1)
+    assert report["counts"]["ok"] + report["counts"]["refused"] + report["counts"]["stopped"] == 9
+
+
+def test_the_fuzz_campaign_classifies_every_way_a_case_can_end():
+    line = "error: x.toml:3: simulation.duration: bad\n"
+    assert fuzzing.classify(0, "", False, "", 0, 1) == "ok"
+    assert fuzzing.classify(2, line, False, "", 0, 1) == "refused"
+    assert fuzzing.classify(2, "warning: w\n" + line, False, "", 0, 1) == "refused"
+    assert fuzzing.classify(2, line + line, False, "", 0, 1) == "unclean"
+    assert fuzzing.classify(2, f"error: {'x' * 2000}\n", False, "", 0, 1) == "unclean"
+    assert fuzzing.classify(130, "interrupted\n", True, "", 0, 1) == "stopped"
+    assert fuzzing.classify(1, "internal error: x\n", False, "", 0, 1) == "internal"
+    assert fuzzing.classify(0, "thread 'main' panicked at x\n", False, "", 0, 1) == "internal"
+    assert fuzzing.classify(-9, "", True, "hang", 0, 1) == "hang"
+    assert fuzzing.classify(-9, "", False, "oom", 5, 1) == "oom"
+    assert fuzzing.classify(0, "", False, "", 5, 1) == "oom"
+
+
 # ---------------------------------------------------------------- mutated scenarios
-
-#: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.
-WEIRD_VALUES = [
-    "0", "-1", "1", "-0.0", "1e308", "-1e308", "1e-320", "nan", "inf", "-inf", "18446744073709551616",
-    "9223372036854775807", "-9223372036854775808", "4294967296", "65536", "2.5", "true", "[]", "{}",
-    "[1, 2]", '""', '"x"', '"../x"', '"a/b"', '"\\u0000"', '"0s"', '"-5s"', '"1e400s"', '"1ns"',
-    '"584942417y"', '"18446744073709551615ms"', '"nan s"', '"0bps"', '"1Tbps"', '"1e30Gbps"', '"-3Mbps"',
-    '"0B"', '"1TB"', '"18446744073709551616B"', '"-1%"', '"150%"', '"nan%"', '"1e-9%"', '"100%"',
-    '"droptail"', '"codel"', '"pcon"', '"aimd"', '"fixed"', '"consumer"', '"producer"', '"/p1"', '"/"',
-    '"C1"', '"R1"', "{ type = \"fixed\", window = 0 }", "{ capacity = 18446744073709551615 }",
-    "{ type = \"droptail\", packets = 0 }", "{ type = \"red\" }",
-]  # fmt: skip
-
-#: Factors a mutation scales a number by, keeping its unit: zero, tiny, close, huge, negative.
-SCALES = [0, 1e-9, 0.001, 0.5, 2, 10, 1000, 1e6, 1e12, -1]
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?")
-_ASSIGNMENT = re.compile(r"^(\s*[\w\"'.-]+\s*=\s*)(.+)$")
-_INLINE_VALUE = re.compile(r"(=\s*)(\"[^\"]*\"|[^,}\]\s][^,}\]]*)")
-_TABLE = re.compile(r"^\s*\[+[^\]]+\]+\s*$")
-
-
-def mutate(text: str, rng: random.Random) -> tuple[str, str]:
-    """One random change to scenario text; returns the new text and what was done."""
-    lines = text.splitlines()
-    assignments = [
-        i for i, line in enumerate(lines) if _ASSIGNMENT.match(line) and not line.lstrip().startswith("#")
-    ]
-    tables = [i for i, line in enumerate(lines) if _TABLE.match(line)]
-    kind = rng.choice(["delete", "value", "value", "inline", "scale", "scale", "scale", "table", "tables"])
-    if kind == "delete" and assignments:
-        i = rng.choice(assignments)
-        return "\n".join(lines[:i] + lines[i + 1 :]), f"delete line {i + 1}"
-    if kind == "inline":
-        spots = [(i, m) for i in assignments for m in _INLINE_VALUE.finditer(lines[i]) if m.start() > 0]
-        if spots:
-            i, m = rng.choice(spots)
-            value = rng.choice(WEIRD_VALUES)
-            lines[i] = lines[i][: m.start(2)] + value + lines[i][m.end(2) :]
-            return "\n".join(lines), f"line {i + 1}: inline value -> {value}"
-    if kind == "scale":
-        spots = [
-            (i, m) for i in assignments for m in _NUMBER.finditer(lines[i]) if "=" in lines[i][: m.start()]
-        ]
-        if spots:
-            i, m = rng.choice(spots)
-            factor = rng.choice(SCALES)
-            scaled = float(m.group()) * factor
-            value = str(int(scaled)) if scaled.is_integer() and abs(scaled) < 2**63 else f"{scaled:g}"
-            lines[i] = lines[i][: m.start()] + value + lines[i][m.end() :]
-            return "\n".join(lines), f"line {i + 1}: {m.group()} x {factor:g} -> {value}"
-    if kind == "table" and tables:
-        start = rng.choice(tables)
-        end = next((t for t in tables if t > start), len(lines))
-        return "\n".join(lines + lines[start:end]), f"duplicate table at line {start + 1}"
-    if kind == "tables" and tables:
-        # A table header repeated with a new key in it: duplicate header, not a duplicate key.
-        start = rng.choice(tables)
-        return "\n".join(
-            lines + [lines[start], f"extra_{rng.randrange(100)} = {rng.choice(WEIRD_VALUES)}"]
-        ), (f"table at line {start + 1} opened again")
-    if not assignments:
-        return text, "unchanged"
-    i = rng.choice(assignments)
-    value = rng.choice(WEIRD_VALUES + [str(rng.randint(-(2**70), 2**70)), repr(rng.uniform(-1e6, 1e6))])
-    lines[i] = _ASSIGNMENT.sub(lambda m: m.group(1) + value, lines[i])
-    return "\n".join(lines), f"line {i + 1} -> {value}"
 
 
 class Hang(BaseException):
@@ -896,7 +855,7 @@ def mutation_run(mutations: int, seed: int, limit: float = 20.0, log=None) -> di
             name = rng.choice(sorted(sources))
             text, change = sources[name], ""
             for _ in range(rng.choice([1, 1, 1, 1, 2, 3])):
-                text, one = mutate(text, rng)
+                text, one = fuzzing.mutate(text, rng)
                 change += f"{one}; "
             path.write_text(text)
             steps = [["validate", str(path)]]
