@@ -101,7 +101,7 @@ def failure(e: BaseException, trace: Optional[str] = None) -> dict:
 
 
 #: Wall time past a run's timeout after which the alarm stops it wherever it is [s].
-ALARM_GRACE_S = 1.0
+ALARM_GRACE_S = 0.5
 
 
 @contextlib.contextmanager
