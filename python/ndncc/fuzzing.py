@@ -542,6 +542,8 @@ def campaign(
     counts: Counter = Counter()
     by_origin: dict[str, Counter] = {}
     failures: list[dict] = []
+    stopped: list[dict] = []
+    largest: list[tuple[float, int, str, str]] = []
     peak = 0.0
     lock = threading.Lock()
     started = time.monotonic()
@@ -555,6 +557,10 @@ def campaign(
                 counts[outcome.kind] += 1
                 by_origin.setdefault(outcome.origin, Counter())[outcome.kind] += 1
                 peak = max(peak, outcome.peak_mb)
+                largest.append((outcome.peak_mb, case.number, case.origin, case.change))
+                largest[:] = sorted(largest, reverse=True)[:5]
+                if outcome.kind == "stopped":
+                    stopped.append({"number": case.number, "origin": case.origin, "change": case.change})
                 if outcome.kind in FAILURES:
                     failures.append({**asdict(outcome), "text": texts[case.number].text,
                                      "run_args": case.run_args})  # fmt: skip
@@ -573,7 +579,9 @@ def campaign(
         "failures_total": sum(counts.get(k, 0) for k in FAILURES),
         "by_origin": {k: dict(v) for k, v in sorted(by_origin.items())},
         "peak_rss_mb": peak,
+        "largest": [{"peak_mb": m, "number": n, "origin": o, "change": c} for m, n, o, c in largest],
         "wall_seconds": round(time.monotonic() - started, 1),
+        "stopped": sorted(stopped, key=lambda f: f["number"]),
         "failures": sorted(failures, key=lambda f: f["number"]),
     }
 
@@ -609,7 +617,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options.keep.mkdir(parents=True, exist_ok=True)
         for f in report["failures"]:
             (options.keep / f"case{f['number']}-{f['kind']}.toml").write_text(f["text"])
-    print(json.dumps({k: v for k, v in report.items() if k != "failures"}, indent=1))
+    print(json.dumps({k: v for k, v in report.items() if k not in ("failures", "stopped")}, indent=1))
     return 1 if report["failures_total"] else 0
 
 
