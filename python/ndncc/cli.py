@@ -656,8 +656,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     return code if isinstance(code, int) else 0
 
 
-#: Seconds the command has after Ctrl-C to stop by itself before the process is ended.
-INTERRUPT_GRACE_S = 2.0
+#: Seconds the command has after Ctrl-C to stop by itself before the process is ended: within
+#: 2 s, whatever it is doing.
+INTERRUPT_GRACE_S = 1.5
 
 
 def end_after_interrupt(grace: float = INTERRUPT_GRACE_S) -> None:

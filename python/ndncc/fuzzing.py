@@ -12,7 +12,9 @@ takes seconds. A case ends in one of these classes:
 =============  ===========================================================================
 ``ok``         exit 0
 ``refused``    exit 2 with one ``error:`` line on stderr (warnings before it allowed)
-``stopped``    still running at the time limit, and ended by SIGINT within the grace period
+``stopped``    still running at the time limit, and stopped by itself at the SIGINT
+``ended``      still running at the time limit, and not stopped 1.5 s after the SIGINT: ended
+               by the command's own thread for that (a slow step that makes no check)
 ``controller`` exit 3 (a user's Python controller raised; no mutant has one)
 ``unclean``    exit 2, but not one short ``error:`` line (several lines, or a line longer
                than ``MAX_LINE`` characters)
@@ -59,7 +61,7 @@ CLAMP_S = 2.0
 MAX_LINE = 1000
 
 FAILURES = ("unclean", "internal", "hang", "oom")
-CLASSES = ("ok", "refused", "stopped", "controller", *FAILURES)
+CLASSES = ("ok", "refused", "stopped", "ended", "controller", *FAILURES)
 
 # ---------------------------------------------------------------- mutations
 
@@ -514,7 +516,7 @@ def classify(
     if "Traceback" in text or "panicked" in text or "PanicException" in text or "internal error" in text:
         return "internal"
     if interrupted and code == 130:
-        return "stopped"
+        return "ended" if "after Ctrl-C: ended" in text else "stopped"
     lines = [line for line in text.splitlines() if line.strip()]
     problems = [line for line in lines if not line.startswith(("warning: ", "OK ", "error: "))]
     if code == 0:
@@ -559,8 +561,9 @@ def campaign(
                 peak = max(peak, outcome.peak_mb)
                 largest.append((outcome.peak_mb, case.number, case.origin, case.change))
                 largest[:] = sorted(largest, reverse=True)[:5]
-                if outcome.kind == "stopped":
-                    stopped.append({"number": case.number, "origin": case.origin, "change": case.change})
+                if outcome.kind in ("stopped", "ended"):
+                    stopped.append({"number": case.number, "kind": outcome.kind, "origin": case.origin,
+                                    "change": case.change})  # fmt: skip
                 if outcome.kind in FAILURES:
                     failures.append({**asdict(outcome), "text": texts[case.number].text,
                                      "run_args": case.run_args})  # fmt: skip

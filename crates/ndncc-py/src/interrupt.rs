@@ -14,21 +14,22 @@ use pyo3::prelude::*;
 const INTERRUPTED: i32 = 130;
 
 /// Start a thread that waits for a SIGINT byte on `fd` (the read end of the socket Python's
-/// `signal.set_wakeup_fd` writes to), then, `grace_s` seconds later, writes "interrupted" on
-/// stderr and ends the process with exit code 130, unless it has ended by itself by then.
+/// `signal.set_wakeup_fd` writes to), then, `grace_s` seconds later, writes "interrupted (still
+/// running …: ended)" on stderr and ends the process with exit code 130, unless it has ended by
+/// itself by then.
 #[pyfunction]
 #[pyo3(name = "end_after_interrupt")]
 pub fn end_after_interrupt(fd: i32, grace_s: f64) -> PyResult<()> {
     let grace = Duration::try_from_secs_f64(grace_s)
         .map_err(|_| PyValueError::new_err(format!("grace {grace_s}: expected seconds of at least 0")))?;
+    let said = format!("interrupted (still running {grace_s} s after Ctrl-C: ended)\n").into_bytes();
     std::thread::Builder::new()
         .name("ndncc-interrupt".into())
         .spawn(move || {
             if wait_for_sigint(fd) {
                 std::thread::sleep(grace);
-                let said = b"interrupted\n";
-                // SAFETY: writing a static buffer to fd 2 and ending the process; `_exit` runs no
-                // handlers that could wait for the thread that is stuck.
+                // SAFETY: writing a buffer this thread owns to fd 2 and ending the process;
+                // `_exit` runs no handlers that could wait for the thread that is stuck.
                 unsafe {
                     libc::write(2, said.as_ptr().cast(), said.len());
                     libc::_exit(INTERRUPTED);
