@@ -178,3 +178,7 @@ class SentEvent:
 
 def _panic(message: str) -> None:
     """Panics on purpose (tests of how an engine crash reaches the user)."""
+
+def end_after_interrupt(fd: int, grace_s: float) -> None:
+    """Ends the process (exit code 130) ``grace_s`` seconds after a SIGINT byte arrives on ``fd``,
+    the read end of Python's signal wake-up socket, unless it ended by itself (Unix only)."""

@@ -14,6 +14,8 @@ import atexit
 import gc
 import json
 import os
+import signal
+import socket
 import sys
 import threading
 from contextlib import contextmanager
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, List, NoReturn, Optional, 
 import click
 
 from . import _core, output
-from .errors import BadInput, describe, guarded
+from .errors import BadInput, describe, guarded, shorten
 from .scenario import check_seed, load
 
 if TYPE_CHECKING:
@@ -695,10 +697,48 @@ def write_index(out: Path, status: dict) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ndncc`` script; returns the exit code."""
     try:
-        app.main(args=argv, prog_name="ndncc")  # parses, runs, and raises SystemExit
+        # Not click's standalone mode, so that its usage errors pass here first: a long value
+        # in one is cut short as in every other message.
+        code = app.main(args=argv, prog_name="ndncc", standalone_mode=False)
+    except click.ClickException as e:
+        e.message = shorten(e.message)
+        e.show()
+        return e.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted!", err=True)
+        return 1
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    return 0
+    return code if isinstance(code, int) else 0
+
+
+#: Seconds the command has after Ctrl-C to stop by itself before the process is ended: within
+#: 2 s, whatever it is doing.
+INTERRUPT_GRACE_S = 1.5
+
+
+def end_after_interrupt(grace: float = INTERRUPT_GRACE_S) -> None:
+    """Make Ctrl-C end the process within ``grace`` seconds, whatever it is doing. The engine and
+    Python code stop at their next check (``KeyboardInterrupt``, exit code 130); code that makes
+    none (a user's controller spinning in a C function, holding the GIL) is ended by a thread of
+    the engine's that needs no GIL: woken by the signal itself, it ends the process with the same
+    exit code once ``grace`` has passed."""
+    watch = getattr(_core, "end_after_interrupt", None)
+    ignored = signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None)  # a background job
+    if watch is None or ignored or threading.current_thread() is not threading.main_thread():
+        return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:
+        return
+    watch(reader.fileno(), grace)
+    _kept.extend((reader, writer))  # open for as long as the process runs
+
+
+#: The sockets of :func:`end_after_interrupt`.
+_kept: list[socket.socket] = []
 
 
 def script() -> NoReturn:
@@ -707,6 +747,7 @@ def script() -> NoReturn:
     # spins for a while after numpy is imported, which is while the engine runs (ndncc.preload):
     # on two cores that took 40 ms from a 0.2 s run. A value the user set is kept.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    end_after_interrupt()
     leave(main())
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import sys
 import traceback
 import warnings
@@ -42,10 +43,48 @@ INTERRUPTED = 130
 F = TypeVar("F", bound=Callable)
 
 
+#: Longest quoted value a message repeats in full [characters]; a longer one is cut (as the
+#: engine's own messages do).
+MAX_QUOTED = 80
+#: Longest word (a run without spaces) a message repeats in full [characters].
+MAX_WORD = 200
+
+_QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(\[{=:,]))(['\"`])(.*?)\1(?=$|[\s,;:.)\]}])", re.S)
+_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
+
+
+#: Characters a cut value's ending (``… (5000 characters)``) may take: a cut value is no longer
+#: than the limit either, so a message cut twice reads as one cut once.
+_CUT_ENDING = 24
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[: limit - _CUT_ENDING]}… ({len(text)} characters)"
+
+
+def shorten(text: str) -> str:
+    """``text`` with each quoted value longer than ``MAX_QUOTED`` characters, and each other
+    word longer than ``MAX_WORD``, cut short with an ellipsis and its length: a message names a
+    value, it need not repeat 5,000 characters of it."""
+    if len(text) <= MAX_QUOTED:
+        return text
+    parts, at = [], 0
+    for m in _QUOTED.finditer(text):
+        parts.append(_WORD.sub(lambda w: _cut(w.group(), MAX_WORD), text[at : m.start()]))
+        parts.append(m.group(1) + _cut(m.group(2), MAX_QUOTED) + m.group(1))
+        at = m.end()
+    parts.append(_WORD.sub(lambda w: _cut(w.group(), MAX_WORD), text[at:]))
+    return "".join(parts)
+
+
 class BadInput(_core.NdnccError, ValueError):
     """A problem with what the user asked for (a name, a path, an option, a value).
 
-    A ``ValueError`` too, so that code catching the built-in error for a bad value still works."""
+    A ``ValueError`` too, so that code catching the built-in error for a bad value still works.
+    Long values in its message are cut short (:func:`shorten`)."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(shorten(message) if isinstance(message, str) else message, *args)
 
 
 class MissingFile(BadInput, FileNotFoundError):
@@ -102,7 +141,7 @@ def describe(e: BaseException) -> str:
         return ENGINE_CRASH
     if isinstance(e, MemoryError):
         return "out of memory"
-    return one_line(str(e)) or type(e).__name__
+    return shorten(one_line(str(e))) or type(e).__name__
 
 
 def exit_code(e: BaseException) -> int:

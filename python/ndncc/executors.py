@@ -21,12 +21,13 @@ import signal
 import socket
 import sys
 import threading
+import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable, Generator, Iterator, Optional, Sequence, Union
 
 from . import _core
-from .errors import BadInput, one_line
+from .errors import BadInput, RunTimeout, one_line
 
 
 class ExecutionError(_core.NdnccError):
@@ -73,11 +74,25 @@ def _watch_driver(lifeline: Connection) -> None:
     os._exit(1)
 
 
-def _init_worker(lifeline: Connection) -> None:
+#: In a pool process: where it says which task it starts (see :func:`_reporting`).
+_starts: Optional[Any] = None
+
+
+def _init_worker(lifeline: Connection, starts: Any = None) -> None:
     """Runs first in each pool process: Ctrl-C is the driver's to handle (it stops the workers),
     and the worker ends with its driver."""
+    global _starts
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _starts = starts
     threading.Thread(target=_watch_driver, args=(lifeline,), daemon=True).start()
+
+
+def _reporting(fn: Callable, index: int, task: Any) -> Any:
+    """``fn(task)`` in a pool process, after telling the driver that this process started task
+    ``index`` now, so that the driver can end it past its time limit whatever it is doing."""
+    if _starts is not None:
+        _starts.put((index, os.getpid(), time.monotonic()))
+    return fn(task)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -186,41 +201,61 @@ def is_local_pool(executor: "Target") -> bool:
     return executor is None or (isinstance(executor, int) and not isinstance(executor, bool))
 
 
+#: Wall time past a task's time limit after which the pool ends its worker process [s]. The
+#: run's own checks and its alarm (:mod:`ndncc.sweeping`) come first; this ends a worker that
+#: neither reaches, stuck in code that holds no signal (a controller spinning in C, say).
+KILL_GRACE_S = 1.5
+
+
 class LocalPool(Backend):
     """``K`` worker processes on this machine. If a worker dies, the pool is rebuilt; the runs it
-    may have been carrying are tried once more, one at a time, and fail if their worker dies again."""
+    may have been carrying are tried once more, one at a time, and fail if their worker dies again.
 
-    def __init__(self, workers: Optional[int] = None):
+    With a ``timeout``, a task still running ``KILL_GRACE_S`` past it has its worker process
+    killed and ends as a :class:`RunTimeout`; the pool is rebuilt, and the other tasks it was
+    carrying start again."""
+
+    def __init__(self, workers: Optional[int] = None, timeout: Optional[float] = None):
         self.capacity = default_workers() if workers is None else check_workers(workers)
         self.description = f"{self.capacity} local worker{'s' if self.capacity != 1 else ''}"
+        self.timeout = timeout
         self._pool: Optional[cf.ProcessPoolExecutor] = None
         self._lifeline: Optional[tuple[Connection, Connection]] = None
+        self._starts: Optional[Any] = None
 
     def _start(self, workers: int) -> cf.ProcessPoolExecutor:
         ctx = _context()
         if self._lifeline is None:
             self._lifeline = ctx.Pipe(duplex=False)  # (read end for workers, write end kept here)
+        self._starts = ctx.SimpleQueue() if self.timeout is not None else None
         self._pool = cf.ProcessPoolExecutor(
-            workers, mp_context=ctx, initializer=_init_worker, initargs=(self._lifeline[0],)
+            workers, mp_context=ctx, initializer=_init_worker, initargs=(self._lifeline[0], self._starts)
         )
         return self._pool
 
     def results(self, fn: Callable, tasks: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
         waiting = list(range(len(tasks)))
         while waiting:
-            unfinished = yield from self._round(fn, tasks, waiting, self.capacity)
+            unfinished, killed = yield from self._round(fn, tasks, waiting, self.capacity)
+            if killed:
+                # The pool broke because a run past its time limit was ended: the runs it was
+                # carrying besides start again.
+                waiting = unfinished
+                continue
             # A worker died. The runs in flight were the oldest unfinished ones; each is tried
             # again alone, so that a crash now names its run. The rest go on in a new pool.
             suspects, waiting = unfinished[: self.capacity], unfinished[self.capacity :]
             for i in suspects:
-                if (yield from self._round(fn, tasks, [i], 1)):
+                left, killed = yield from self._round(fn, tasks, [i], 1)
+                if left and not killed:
                     yield tasks[i], ExecutionError("the worker process running it died")
 
     def _round(
         self, fn: Callable, tasks: Sequence[Any], indices: list[int], workers: int
-    ) -> Generator[tuple[Any, Any], None, list[int]]:
+    ) -> Generator[tuple[Any, Any], None, tuple[list[int], bool]]:
         """Run ``tasks[i]`` for ``i`` in ``indices`` in a fresh pool until done or until a worker
-        dies; yield what finished and return the indices left unfinished, oldest first."""
+        dies; yield what finished and return the indices left unfinished, oldest first, and
+        whether the pool broke because a run past its time limit was ended."""
         pool = self._start(workers)
         unfinished = list(indices)
         futures = {}
@@ -228,26 +263,63 @@ class LocalPool(Backend):
             # Workers start as tasks are submitted.
             with _without_unreadable_main():
                 for i in indices:
-                    futures[pool.submit(fn, tasks[i])] = i
+                    futures[pool.submit(_reporting, fn, i, tasks[i])] = i
         except cf.process.BrokenProcessPool:
             pass  # the runs not submitted stay unfinished
-        for future in cf.as_completed(futures):
-            try:
-                result = future.result()
-            except cf.process.BrokenProcessPool:
-                continue
-            except Exception as e:  # the outcome could not come back (say, it does not pickle)
-                result = ExecutionError(f"{type(e).__name__}: {e}")
-            unfinished.remove(futures[future])
-            yield tasks[futures[future]], result
+        started: dict[int, tuple[int, float]] = {}  # task index -> (its worker's pid, when)
+        killed = False
+        pending = set(futures)
+        while pending:
+            done, pending = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                i = futures[future]
+                if i not in unfinished:
+                    continue  # ended past its time limit: already reported
+                try:
+                    result = future.result()
+                except cf.process.BrokenProcessPool:
+                    continue
+                except Exception as e:  # the outcome could not come back (say, it does not pickle)
+                    result = ExecutionError(f"{type(e).__name__}: {e}")
+                unfinished.remove(i)
+                yield tasks[i], result
+            for i in self._overdue(started, unfinished):
+                killed = True
+                unfinished.remove(i)
+                yield (
+                    tasks[i],
+                    RunTimeout(
+                        f"stopped after {self.timeout:g} s of wall time (the run timeout; its worker "
+                        "process was ended)"
+                    ),
+                )
         self._pool = None
         pool.shutdown(wait=True)
-        return unfinished
+        return unfinished, killed
+
+    def _overdue(self, started: dict[int, tuple[int, float]], unfinished: list[int]) -> list[int]:
+        """The tasks past their time limit and its grace, their worker processes killed."""
+        if self._starts is None or self.timeout is None:
+            return []
+        while not self._starts.empty():
+            index, pid, at = self._starts.get()
+            started[index] = (pid, at)
+        now, late = time.monotonic(), []
+        for i, (pid, at) in list(started.items()):
+            if i in unfinished and now > at + self.timeout + KILL_GRACE_S:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                late.append(i)
+                del started[i]
+        return late
 
     def close(self, cancel: bool = False) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
             self._stop(pool, cancel)
+        if self._starts is not None:
+            self._starts.close()
+            self._starts = None
         if self._lifeline is not None:
             for end in self._lifeline:
                 end.close()
@@ -418,12 +490,13 @@ def _is_dask_client(executor: Target) -> bool:
     return type(executor).__module__.split(".")[0] == "distributed"
 
 
-def backend(executor: Target = None) -> Backend:
+def backend(executor: Target = None, timeout: Optional[float] = None) -> Backend:
     """``None``: a local pool on every core; ``K``: a local pool of ``K``; ``"tcp://…"``: Dask at
-    that address; a ``distributed.Client``; or any ``concurrent.futures.Executor``."""
+    that address; a ``distributed.Client``; or any ``concurrent.futures.Executor``. ``timeout``:
+    a local pool ends a worker whose task runs past it (the others cannot)."""
     check_executor(executor)
     if executor is None or isinstance(executor, int):
-        return LocalPool(executor)
+        return LocalPool(executor, timeout)
     if isinstance(executor, cf.Executor):
         return FuturesExecutor(executor)
     return DaskCluster(executor)  # an address or a client

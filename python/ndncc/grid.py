@@ -14,7 +14,9 @@ import itertools
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from . import tomlread
@@ -67,8 +69,9 @@ class Axis:
     #: Where the axis was written (``file:line`` or ``--grid``), for error messages.
     origin: str = "--grid"
 
-    @property
+    @cached_property
     def labels(self) -> tuple[str, ...]:
+        # Computed once: every grid point reads its axis's labels.
         return tuple(_point_label(v) for v in self.values)
 
     def overrides(self, i: int) -> list[str]:
@@ -111,8 +114,7 @@ def make_axis(
     if not per_point:
         raise BadInput(f"{where}: no values")
     axis = Axis(name, keys, tuple(per_point), origin)
-    labels = axis.labels
-    twice = sorted({lab for lab in labels if labels.count(lab) > 1})
+    twice = sorted(lab for lab, n in Counter(axis.labels).items() if n > 1)
     if twice:
         raise BadInput(f"{where}: value {twice[0]} is listed twice")
     return axis

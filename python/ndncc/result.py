@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence, Union
@@ -13,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from . import _core, arguments, display, metrics, output, plots
-from .errors import BadInput
+from .errors import BadInput, NdnccWarning
 from .report import render_run
 
 if TYPE_CHECKING:
@@ -235,6 +236,32 @@ class RunTables:
         return display.html_table(output.order_summary(self.summary), title)
 
 
+class LimitReached(NdnccWarning):
+    """A run reached one of the engine's memory limits (docs/robustness.md): a consumer's
+    Interests in flight, or the rows of per-packet events."""
+
+
+def limits_reached(summary: pl.DataFrame) -> list[str]:
+    """What the summary says of the memory limits the run reached, one sentence each."""
+    value = {(e, m): v for e, m, v in summary.select("entity", "metric", "value").iter_rows()}
+    said = []
+    for (entity, metric), limit in sorted(value.items()):
+        if metric == "in_flight_limit":
+            at = value.get((entity, "in_flight_limit_reached_s"), float("nan"))
+            said.append(
+                f"consumer {entity} reached its limit of {limit:,.0f} Interests in flight at {at:g} s: "
+                "its network holds and answers no more within a lifetime, so it sent only as Interests "
+                "ended (docs/robustness.md)"
+            )
+    until = value.get(("run", "events_recorded_until_s"))
+    if until is not None:
+        said.append(
+            f"per-packet events were recorded until {until:g} s only: the series reached its "
+            "20,000,000 rows (docs/robustness.md); set [record] events = false, or shorten the run"
+        )
+    return said
+
+
 class Result(RunTables):
     """The output of :meth:`Scenario.run`."""
 
@@ -249,6 +276,10 @@ class Result(RunTables):
         self.summary: pl.DataFrame = pl.DataFrame(raw["summary"], schema=SUMMARY_SCHEMA)
         self._series = long_frame(raw["series"])
         self._faces = long_frame(raw["faces"])
+        #: The memory limits the run reached, one sentence each (each is also warned of).
+        self.limits: list[str] = limits_reached(self.summary)
+        for sentence in self.limits:
+            warnings.warn(LimitReached(f"{scenario.name}: {sentence}"), stacklevel=3)
 
     @property
     def name(self) -> str:

@@ -102,7 +102,7 @@ def failure(e: BaseException, trace: Optional[str] = None) -> dict:
 
 
 #: Wall time past a run's timeout after which the alarm stops it wherever it is [s].
-ALARM_GRACE_S = 1.0
+ALARM_GRACE_S = 0.5
 
 
 @contextlib.contextmanager
@@ -254,20 +254,31 @@ def make_plan(
     loader, source = _loader(scenario)
     base = loader(list(overrides))
     points = expand(axes)
-    tasks, owner = [], {}
+    owner: dict[str, str] = {}
+    planned: dict[tuple[int, int], RunTask] = {}
+
+    def plan(p: Point, s: int) -> None:
+        seed = seeds[s]
+        try:
+            sc = loader([*overrides, *p.overrides, f"simulation.seed={seed}"])
+        except _core.ScenarioError as e:
+            raise _blame(e, p, axes, loader, overrides) from None
+        key = run_key(sc.to_dict(), seed)
+        if key in owner:
+            raise BadInput(f"grid points {owner[key]} and {_point_text(p)} give the same scenario")
+        owner[key] = _point_text(p)
+        ov = (*overrides, *p.overrides)
+        planned[p.index, s] = RunTask(key, seed, p.labels, ov, sc.to_toml(), source, keep_series, timeout)
+
+    # Every point under the first seed before any under the others: a bad value is refused
+    # after one run per point is planned, not all of them.
+    for s in range(min(1, len(seeds))):
+        for p in points:
+            plan(p, s)
     for p in points:
-        for seed in seeds:
-            try:
-                sc = loader([*overrides, *p.overrides, f"simulation.seed={seed}"])
-            except _core.ScenarioError as e:
-                raise _blame(e, p, axes, loader, overrides) from None
-            key = run_key(sc.to_dict(), seed)
-            if key in owner:
-                raise BadInput(f"grid points {owner[key]} and {_point_text(p)} give the same scenario")
-            owner[key] = _point_text(p)
-            toml = sc.to_toml()
-            ov = (*overrides, *p.overrides)
-            tasks.append(RunTask(key, seed, p.labels, ov, toml, source, keep_series, timeout))
+        for s in range(1, len(seeds)):
+            plan(p, s)
+    tasks = [planned[p.index, s] for p in points for s in range(len(seeds))]
     randomness.warn_if_seeds_change_nothing(base.name, tasks)
     return Plan(base.name, source, list(axes), list(seeds), list(overrides), points, tasks)
 
@@ -680,7 +691,7 @@ def _plan_from(scenario, axes, seeds, overrides, metrics, keep_series, timeout) 
 
 
 def _execute(store: Store, todo: list[RunTask], executor, status: Status, failures: list, progress) -> None:
-    backend = executors.backend(executor)
+    backend = executors.backend(executor, todo[0].timeout if todo else None)
     status.backend = backend.description
 
     def report() -> None:

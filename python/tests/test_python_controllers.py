@@ -433,7 +433,7 @@ class Sleeper(WindowController):
 
 def test_a_sweep_timeout_ends_a_run_blocked_inside_a_python_controller(tmp_path):
     # The controller never returns to the engine, so the engine's own timeout check cannot come;
-    # the worker's alarm stops the run where it is, one second past the timeout.
+    # the worker's alarm stops the run where it is, half a second past the timeout.
     (tmp_path / "sleeper.py").write_text(SLEEPER)
     path = tmp_path / "e4.toml"
     path.write_text(E4.read_text())

@@ -10,6 +10,7 @@ The mutation run is also a script, for bigger runs than the test suite affords:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -28,7 +29,7 @@ import polars as pl
 import pytest
 
 import ndncc
-from ndncc import _core, cli, errors, executors
+from ndncc import _core, cli, errors, executors, fuzzing
 from ndncc.errors import BadInput
 
 #: The module of ``ndncc.sweep`` (the function).
@@ -463,74 +464,342 @@ def test_leftovers_of_a_killed_save_are_removed_by_the_next(make_fake_result, tm
     assert not leftover.exists() and (tmp_path / "run" / "manifest.json").is_file()
 
 
+# ---------------------------------------------------------------- messages
+
+
+def test_defaults_no_link_inherits_are_checked_all_the_same(capsys, tmp_path):
+    path = tmp_path / "d.toml"
+    path.write_text(EXAMPLE.read_text().replace("[nodes]", '[defaults.link]\ndelay = "abc"\n\n[nodes]'))
+    code, _, err = ndncc_cli(capsys, "validate", path)
+    assert_bad_input(code, err, f"{path}:6: defaults.link.delay: 'abc' is not a duration")
+
+
+def test_a_bad_value_inside_an_inline_table_is_named_by_its_own_key(capsys, tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text(
+        EXAMPLE.read_text().replace(
+            'delay = "10ms"', 'delay = "10ms"\nloss = { type = "bernoulli", p = "abc" }'
+        )
+    )
+    code, _, err = ndncc_cli(capsys, "validate", path)
+    assert_bad_input(code, err, f"{path}:12: links.C-P.loss.p: 'abc' is not a fraction")
+    code, _, err = ndncc_cli(
+        capsys, "validate", EXAMPLE, "-s", 'links.C-P.queue={ type = "droptail", packets = "x" }'
+    )
+    assert_bad_input(code, err, '--set links.C-P.queue.packets: invalid type: string "x"')
+
+
+LONG = "x" * 5000
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", EXAMPLE, "--seed", LONG],  # a usage error of the command line's parser
+        ["validate", EXAMPLE, "-s", f'apps.consumer.prefix="/{LONG}"'],  # the engine's messages
+        ["validate", EXAMPLE, "-s", f'links.C-P.delay="{LONG}"'],
+        ["validate", EXAMPLE, "-s", f'apps.consumer.window={{ type = "{LONG}" }}'],
+        ["sweep", EXAMPLE, "-g", f"apps.consumer.window.window={LONG},1"],  # the sweep's own
+        ["sweep", EXAMPLE, "-g", f"{LONG}=1"],
+    ],
+    ids=["usage", "prefix", "delay", "type", "grid value", "grid key"],
+)
+def test_a_long_value_is_cut_short_in_every_message(capfd, tmp_path, args):
+    code = cli.main([str(a) for a in args] + (["-o", str(tmp_path / "out")] if args[0] == "sweep" else []))
+    err = capfd.readouterr().err
+    assert code == 2, err
+    assert len(err) < 600 and "… (5" in err, err[:300]
+
+
+def test_a_grid_of_ten_thousand_values_is_refused_before_any_run_is_planned(capsys, monkeypatch, tmp_path):
+    loads, labels = [], []
+    real_load, real_label = sweep_module.load, ndncc.grid.label
+    monkeypatch.setattr(sweep_module, "load", lambda *a: loads.append(a) or real_load(*a))
+    monkeypatch.setattr(ndncc.grid, "label", lambda v: labels.append(v) or real_label(v))
+    values = ",".join(str(v) for v in range(1, 10_001))
+    code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "-g", f"apps.consumer.window.window={values}",
+                             "--seeds", 11, "-o", tmp_path / "out")  # fmt: skip
+    assert_bad_input(code, err, "110,000 runs, more than the 100,000")
+    assert loads == []  # no scenario loaded, let alone a run planned
+    assert len(labels) <= 10_000  # each value labelled once (it was every value at every point)
+
+
+def test_a_bad_grid_value_is_refused_after_one_planned_run_per_point(capsys, monkeypatch, tmp_path):
+    loads = []
+    real_load = sweep_module.load
+    monkeypatch.setattr(sweep_module, "load", lambda *a: loads.append(a) or real_load(*a))
+    values = ",".join(str(v) for v in range(1, 301)) + ",abc"
+    code, _, err = ndncc_cli(capsys, "sweep", EXAMPLE, "-g", f"apps.consumer.window.window={values}",
+                             "--seeds", 10, "-o", tmp_path / "out")  # fmt: skip
+    assert_bad_input(code, err, 'invalid type: string "abc"')
+    assert len(loads) < 310  # 301 points, a few to blame the axis; not 3,001 runs
+
+
+# ---------------------------------------------------------------- memory follows the network
+
+
+#: A consumer and its producer on node A, answering after ``delay``; ``links`` may make the
+#: network big (node B is there for them).
+_ONE_NODE = """
+[simulation]
+duration = "100000s"
+
+[nodes]
+A = {{}}
+B = {{}}
+
+{links}
+
+[apps.P]
+type = "producer"
+node = "A"
+prefix = "/p"
+processing_delay = "{delay}"
+
+[apps.C]
+type = "consumer"
+node = "A"
+prefix = "/p"
+window = {{ type = "aimd" }}
+"""
+
+
+def test_a_window_beside_its_producer_stops_at_its_limit_and_the_run_says_so(capsys, tmp_path):
+    # Nothing slows an AIMD window on its producer's node: it stops at 1,000 Interests in
+    # flight (docs/robustness.md), the summary has the limit, and the command warns of it.
+    path = tmp_path / "one-node.toml"
+    path.write_text(_ONE_NODE.format(links="", delay="10us").replace('"100000s"', '"20ms"'))
+    code, out, err = ndncc_cli(capsys, "run", path, "-o", tmp_path / "run")
+    assert code == 0, err
+    assert "warning: one-node: consumer C reached its limit of 1,000 Interests in flight at " in err
+    rows = {
+        (r["flow"], r["metric"]): r["value"] for r in json.loads((tmp_path / "run/summary.json").read_text())
+    }
+    assert rows["C", "in_flight_limit"] == 1000.0 and 0 < rows["C", "in_flight_limit_reached_s"] < 0.001
+
+
+@pytest.mark.parametrize(
+    "control", ['window = { type = "fixed", window = 1e6 }', 'rate = { type = "constant", rate = 1e7 }']
+)
+def test_the_largest_window_or_rate_on_a_slow_link_holds_what_the_link_does(capsys, tmp_path, control):
+    # These took 1 to 6 GB and minutes; each Interest past the link's limit would only be lost.
+    path = tmp_path / "big.toml"
+    path.write_text(EXAMPLE.read_text().replace('window = { type = "fixed", window = 10 }', control))
+    result = subprocess.run(
+        [sys.executable, "-c", "import re, sys; from ndncc import cli; code = cli.main(sys.argv[1:]); "
+         "print(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)); sys.exit(code)",
+         "run", str(path), "-o", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "reached its limit of 12,281 Interests in flight" in result.stderr
+    assert int(result.stdout.split()[-1]) < 500_000  # peak kB: the limit's memory, not a million's
+
+
+def test_per_packet_events_are_recorded_up_to_their_row_limit_and_the_run_says_when():
+    summary = pl.DataFrame(
+        [{"entity": "run", "kind": "run", "metric": "events_recorded_until_s", "value": 1.5, "unit": "s"}],
+        schema=ndncc.result.SUMMARY_SCHEMA,
+    )
+    [said] = ndncc.result.limits_reached(summary)
+    assert said.startswith("per-packet events were recorded until 1.5 s only")
+
+
+# ---------------------------------------------------------------- stopping runs
+#
+# Runs that never end by themselves, of every kind the engine must still stop: stuck in one
+# event (a window of a million beside its producer), a crawl (a thousand Interests in flight,
+# each answered after 1 ms), a Python controller blocked in time.sleep, and one spinning in a
+# C function (which never returns to Python, so only the process can be ended). Each test
+# gives the process a generous bound to end in, and fails only if it never does.
+
+_CONTROLLER = """
+import time
+from ndncc.controllers import WindowController
+
+
+class Stuck(WindowController):
+    def on_data(self, ev):
+        if ev.seq == 5:
+            {how}
+
+    def on_timeout(self, ev):
+        pass
+
+    def window(self):
+        return 4.0
+"""
+
+STOPPING = {
+    # A link that holds a million Interests: the consumer beside its producer may have that many.
+    "stuck": _ONE_NODE.format(links='[links.A-B]\nbandwidth = "100Gbps"\ndelay = "1s"', delay="10us"),
+    "crawl": _ONE_NODE.format(links="", delay="1ms"),
+    "blocked": "time.sleep(3600)",
+    "spinning": "sum(range(10**12))",
+}
+
+#: How a run stops at a sweep's timeout: the engine's own check, the worker's alarm, or the
+#: pool ending the worker process.
+STOPPED_BY = {"stuck": "check", "crawl": "check", "blocked": "alarm", "spinning": "kill"}
+
+#: Seconds a process may take to end after SIGINT, or a sweep past its timeout, before the test
+#: fails: far more than the 2 s it takes, so that a loaded machine does not fail it.
+BOUND_S = 30
+
+
+def stopping_scenario(folder: Path, kind: str) -> Path:
+    """The scenario file of a run of ``kind`` that never ends by itself."""
+    path = folder / f"{kind}.toml"
+    if kind in ("stuck", "crawl"):
+        path.write_text(STOPPING[kind])
+        return path
+    module = f"stuck_{kind}"
+    (folder / f"{module}.py").write_text(_CONTROLLER.format(how=STOPPING[kind]))
+    text = EXAMPLE.read_text().replace('duration = "10s"', 'duration = "100000s"')
+    text = text.replace('{ type = "fixed", window = 10 }', f'{{ type = "python", class = "{module}:Stuck" }}')
+    path.write_text(text)
+    return path
+
+
+def start_ndncc(*args, cwd: Path) -> subprocess.Popen:
+    """``ndncc args`` as a user starts it: SIGINT at its default even when the tests run in the
+    background (which starts them with SIGINT ignored), in a process group of its own."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ndncc", *map(str, args)], cwd=cwd, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+
+
+def started_command(proc: subprocess.Popen, within: float) -> bool:
+    """Whether ``proc`` has imported what it needs and started its command within ``within``
+    seconds: its thread that ends it after Ctrl-C exists then (it starts just before)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and proc.poll() is None:
+        names = []
+        for comm in Path(f"/proc/{proc.pid}/task").glob("*/comm"):
+            with contextlib.suppress(OSError):
+                names.append(comm.read_text().strip())
+        if "ndncc-interrupt" in names:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def group_gone(pgid: int, within: float) -> bool:
+    """Whether every process of group ``pgid`` has ended within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("kind", list(STOPPING))
+def test_ndncc_run_stops_at_ctrl_c_however_the_run_is_stuck(tmp_path, kind):
+    path = stopping_scenario(tmp_path, kind)
+    proc = start_ndncc("run", path, "-o", tmp_path / "out", cwd=tmp_path)
+    try:
+        # Past starting up and into the run (a run of these never ends by itself).
+        assert started_command(proc, BOUND_S)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=BOUND_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    # The engine's check, or KeyboardInterrupt in the blocked call, stops it; a controller
+    # spinning in C never returns to either, and the process is ended 1.5 s after Ctrl-C.
+    said = (
+        "interrupted (still running 1.5 s after Ctrl-C: ended)\n" if kind == "spinning" else "interrupted\n"
+    )
+    assert err.endswith(said) and "Traceback" not in err, err
+    assert group_gone(proc.pid, BOUND_S)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", list(STOPPING))
+def test_a_sweep_timeout_ends_each_run_however_it_is_stuck(tmp_path, kind):
+    path = stopping_scenario(tmp_path, kind)
+    proc = start_ndncc("sweep", path, "--seeds", 1, "--workers", 1, "--timeout", 1, "-o", tmp_path / "out",
+                       cwd=tmp_path)  # fmt: skip
+    try:
+        _, err = proc.communicate(timeout=BOUND_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    assert "1 runs: 0 done, 0 already done, 1 failed" in err and "Traceback" not in err, err
+    assert group_gone(proc.pid, BOUND_S)
+    [record] = [json.loads(p.read_text()) for p in (tmp_path / "out" / "failed").glob("*.json")]
+    assert record["type"] == "RunTimeout", record
+    assert record["error"].startswith("stopped after 1 s of wall time (the run timeout")
+    assert ("worker process was ended" in record["error"]) == (STOPPED_BY[kind] == "kill"), record
+    # The alarm stops a blocked controller: the error comes from inside it.
+    assert ("in on_data" in (record.get("traceback") or "")) == (STOPPED_BY[kind] == "alarm"), record
+
+
+@pytest.mark.parametrize("kind", ["stuck", "blocked", "spinning"])
+def test_ctrl_c_ends_a_sweep_and_its_workers_and_keeps_the_finished_runs(tmp_path, kind):
+    # A grid of two: a run over before anything is stuck (100 µs), then the stuck one. Ctrl-C
+    # once the first is written: the sweep ends with exit code 130, its workers with it, the
+    # finished run kept.
+    path = stopping_scenario(tmp_path, kind)
+    proc = start_ndncc(
+        "sweep", path, "--grid", 'simulation.duration="100us","100000s"', "--seeds", 1, "--workers", 1,
+        "-o", tmp_path / "out", cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + BOUND_S
+        while not list(tmp_path.glob("out/runs/*/part.parquet")) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)  # into the stuck run
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=BOUND_S)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert group_gone(proc.pid, BOUND_S), "a worker outlived its sweep"
+    assert len(list(tmp_path.glob("out/runs/*/part.parquet"))) == 1
+
+
+# ---------------------------------------------------------------- a small fuzz campaign
+
+
+def test_a_small_fuzz_campaign_has_no_failures(tmp_path):
+    # The full campaign (docs/robustness.md) runs thousands of cases; this one a few of each kind.
+    cases = list(fuzzing.cases(12, 6, seed=5))
+    report = fuzzing.campaign(cases, jobs=2, timeout=20)
+    assert report["failures_total"] == 0, json.dumps(report["failures"][:2], indent=1)
+    counts = report["counts"]
+    assert counts["ok"] > 0 and counts["refused"] > 0  # cases that run, and cases refused
+    assert counts["ok"] + counts["refused"] + counts["stopped"] == 18
+
+
+def test_the_fuzz_campaign_classifies_every_way_a_case_can_end():
+    line = "error: x.toml:3: simulation.duration: bad\n"
+    assert fuzzing.classify(0, "", False, "", 0, 1) == "ok"
+    assert fuzzing.classify(2, line, False, "", 0, 1) == "refused"
+    assert fuzzing.classify(2, "warning: w\n" + line, False, "", 0, 1) == "refused"
+    assert fuzzing.classify(2, line + line, False, "", 0, 1) == "unclean"
+    assert fuzzing.classify(2, f"error: {'x' * 2000}\n", False, "", 0, 1) == "unclean"
+    assert fuzzing.classify(130, "interrupted\n", True, "", 0, 1) == "stopped"
+    assert (
+        fuzzing.classify(130, "interrupted (still running 1.5 s after Ctrl-C: ended)\n", True, "", 0, 1)
+        == "ended"
+    )
+    assert fuzzing.classify(1, "internal error: x\n", False, "", 0, 1) == "internal"
+    assert fuzzing.classify(0, "thread 'main' panicked at x\n", False, "", 0, 1) == "internal"
+    assert fuzzing.classify(-9, "", True, "hang", 0, 1) == "hang"
+    assert fuzzing.classify(-9, "", False, "oom", 5, 1) == "oom"
+    assert fuzzing.classify(0, "", False, "", 5, 1) == "oom"
+
+
 # ---------------------------------------------------------------- mutated scenarios
-
-#: Values a mutation writes in place of a scenario value: wrong types, signs, sizes and units.
-WEIRD_VALUES = [
-    "0", "-1", "1", "-0.0", "1e308", "-1e308", "1e-320", "nan", "inf", "-inf", "18446744073709551616",
-    "9223372036854775807", "-9223372036854775808", "4294967296", "65536", "2.5", "true", "[]", "{}",
-    "[1, 2]", '""', '"x"', '"../x"', '"a/b"', '"\\u0000"', '"0s"', '"-5s"', '"1e400s"', '"1ns"',
-    '"584942417y"', '"18446744073709551615ms"', '"nan s"', '"0bps"', '"1Tbps"', '"1e30Gbps"', '"-3Mbps"',
-    '"0B"', '"1TB"', '"18446744073709551616B"', '"-1%"', '"150%"', '"nan%"', '"1e-9%"', '"100%"',
-    '"droptail"', '"codel"', '"pcon"', '"aimd"', '"fixed"', '"consumer"', '"producer"', '"/p1"', '"/"',
-    '"C1"', '"R1"', "{ type = \"fixed\", window = 0 }", "{ capacity = 18446744073709551615 }",
-    "{ type = \"droptail\", packets = 0 }", "{ type = \"red\" }",
-]  # fmt: skip
-
-#: Factors a mutation scales a number by, keeping its unit: zero, tiny, close, huge, negative.
-SCALES = [0, 1e-9, 0.001, 0.5, 2, 10, 1000, 1e6, 1e12, -1]
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?")
-_ASSIGNMENT = re.compile(r"^(\s*[\w\"'.-]+\s*=\s*)(.+)$")
-_INLINE_VALUE = re.compile(r"(=\s*)(\"[^\"]*\"|[^,}\]\s][^,}\]]*)")
-_TABLE = re.compile(r"^\s*\[+[^\]]+\]+\s*$")
-
-
-def mutate(text: str, rng: random.Random) -> tuple[str, str]:
-    """One random change to scenario text; returns the new text and what was done."""
-    lines = text.splitlines()
-    assignments = [
-        i for i, line in enumerate(lines) if _ASSIGNMENT.match(line) and not line.lstrip().startswith("#")
-    ]
-    tables = [i for i, line in enumerate(lines) if _TABLE.match(line)]
-    kind = rng.choice(["delete", "value", "value", "inline", "scale", "scale", "scale", "table", "tables"])
-    if kind == "delete" and assignments:
-        i = rng.choice(assignments)
-        return "\n".join(lines[:i] + lines[i + 1 :]), f"delete line {i + 1}"
-    if kind == "inline":
-        spots = [(i, m) for i in assignments for m in _INLINE_VALUE.finditer(lines[i]) if m.start() > 0]
-        if spots:
-            i, m = rng.choice(spots)
-            value = rng.choice(WEIRD_VALUES)
-            lines[i] = lines[i][: m.start(2)] + value + lines[i][m.end(2) :]
-            return "\n".join(lines), f"line {i + 1}: inline value -> {value}"
-    if kind == "scale":
-        spots = [
-            (i, m) for i in assignments for m in _NUMBER.finditer(lines[i]) if "=" in lines[i][: m.start()]
-        ]
-        if spots:
-            i, m = rng.choice(spots)
-            factor = rng.choice(SCALES)
-            scaled = float(m.group()) * factor
-            value = str(int(scaled)) if scaled.is_integer() and abs(scaled) < 2**63 else f"{scaled:g}"
-            lines[i] = lines[i][: m.start()] + value + lines[i][m.end() :]
-            return "\n".join(lines), f"line {i + 1}: {m.group()} x {factor:g} -> {value}"
-    if kind == "table" and tables:
-        start = rng.choice(tables)
-        end = next((t for t in tables if t > start), len(lines))
-        return "\n".join(lines + lines[start:end]), f"duplicate table at line {start + 1}"
-    if kind == "tables" and tables:
-        # A table header repeated with a new key in it: duplicate header, not a duplicate key.
-        start = rng.choice(tables)
-        return "\n".join(
-            lines + [lines[start], f"extra_{rng.randrange(100)} = {rng.choice(WEIRD_VALUES)}"]
-        ), (f"table at line {start + 1} opened again")
-    if not assignments:
-        return text, "unchanged"
-    i = rng.choice(assignments)
-    value = rng.choice(WEIRD_VALUES + [str(rng.randint(-(2**70), 2**70)), repr(rng.uniform(-1e6, 1e6))])
-    lines[i] = _ASSIGNMENT.sub(lambda m: m.group(1) + value, lines[i])
-    return "\n".join(lines), f"line {i + 1} -> {value}"
 
 
 class Hang(BaseException):
@@ -597,7 +866,7 @@ def mutation_run(mutations: int, seed: int, limit: float = 20.0, log=None) -> di
             name = rng.choice(sorted(sources))
             text, change = sources[name], ""
             for _ in range(rng.choice([1, 1, 1, 1, 2, 3])):
-                text, one = mutate(text, rng)
+                text, one = fuzzing.mutate(text, rng)
                 change += f"{one}; "
             path.write_text(text)
             steps = [["validate", str(path)]]

@@ -142,6 +142,10 @@ fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
     // The world's memory goes back before the tables are built, which may then reuse it.
     let rec = world.take_recorder();
     drop(world);
+    let mut summary = summary;
+    if let Some(t) = rec.events_stopped_at {
+        summary.push(SummaryRow::new("run", "run", "events_recorded_until_s", t.as_secs_f64(), "s"));
+    }
     let entities = rec.entity_names().to_vec();
     let metrics = rec.metric_names().to_vec();
     RunOutput {

@@ -171,7 +171,7 @@ case!(
     a_loss_above_one_is_rejected,
     with_line(17, "loss = { type = \"bernoulli\", p = \"150%\" }"),
     17,
-    "links.R1-P1.loss",
+    "links.R1-P1.loss.p",
     "outside [0, 1]"
 );
 case!(
@@ -536,5 +536,85 @@ fn odd_input_never_panics() {
         for o in ["a=1", "simulation=1", "simulation.duration.x=1", "routes.0=1", "\"=1", "=", "a.\"b=1"] {
             let _ = load_str(text, FILE, &[o.to_string()]);
         }
+    }
+}
+
+// Defaults that no entry inherits are checked all the same.
+case!(
+    a_bad_default_delay_is_refused_though_every_link_sets_its_own,
+    with_line(6, "delay = \"abc\"")
+        .replace("[links.C1-R1]\n", "[links.C1-R1]\ndelay = \"1ms\"\n")
+        .replace("[links.R1-P1]\n", "[links.R1-P1]\ndelay = \"1ms\"\n"),
+    6,
+    "defaults.link.delay",
+    "'abc' is not a duration"
+);
+case!(
+    a_bad_default_queue_is_refused_though_every_link_sets_its_own,
+    with_line(6, "delay = \"10ms\"\nqueue = { type = \"droptail\", packets = 0 }")
+        .replace("[links.R1-P1]\n", "[links.R1-P1]\nqueue = { type = \"codel\" }\n"),
+    7,
+    "defaults.link.queue.packets",
+    "must be from 1 to"
+);
+case!(
+    a_bad_default_loss_is_refused_though_every_link_sets_its_own,
+    with_line(6, "delay = \"10ms\"\nloss = { type = \"bernoulli\", p = 7 }")
+        .replace("[links.C1-R1]\n", "[links.C1-R1]\nloss = { type = \"none\" }\n")
+        .replace("[links.R1-P1]\n", "[links.R1-P1]\nloss = { type = \"none\" }\n"),
+    7,
+    "defaults.link.loss.p",
+    "outside [0, 1]"
+);
+case!(
+    a_bad_default_node_value_is_refused_though_every_node_sets_its_own,
+    with_line(6, "delay = \"10ms\"\n[defaults.node]\ncontent_store = { capacity = 100000000000 }")
+        .replace("C1 = {}\nR1 = {}\nP1 = {}", "C1 = { content_store = { capacity = 1 } }\nR1 = { content_store = { capacity = 1 } }\nP1 = { content_store = { capacity = 1 } }"),
+    8,
+    "defaults.node.content_store.capacity",
+    "must be from 0 to"
+);
+
+// A wrong value inside a table with a `type` names its own key.
+case!(
+    a_bad_value_inside_an_inline_loss_table_names_its_key,
+    with_line(17, "loss = { type = \"bernoulli\", p = \"abc\" }"),
+    17,
+    "links.R1-P1.loss.p",
+    "'abc' is not a fraction"
+);
+case!(
+    a_wrongly_typed_value_inside_an_inline_window_table_names_its_key,
+    with_line(28, "window = { type = \"aimd\", beta = \"x\" }"),
+    28,
+    "apps.C1.window.beta",
+    "invalid type: string \"x\", expected a number"
+);
+case!(
+    a_wrongly_typed_value_inside_a_queue_table_names_its_key,
+    with_line(17, "[links.R1-P1.queue]\ntype = \"droptail\"\npackets = true"),
+    19,
+    "links.R1-P1.queue.packets",
+    "invalid type: boolean"
+);
+
+#[test]
+fn a_bad_value_inside_an_overriding_table_names_the_key_inside_it() {
+    check_override(BASE, &["links.R1-P1.loss={ type = \"bernoulli\", p = \"abc\" }"], "links.R1-P1.loss.p", "'abc'");
+}
+
+#[test]
+fn a_long_value_is_cut_short_in_the_message() {
+    let long = "x".repeat(5000);
+    for (text, overrides) in [
+        (with_line(28, &format!("window = {{ type = \"{long}\" }}")), vec![]),
+        (with_line(27, &format!("prefix = \"/{long}\"")), vec![]),
+        (BASE.to_string(), vec![format!("links.R1-P1.delay=\"{long}\"")]),
+        (with_line(26, &format!("node = \"{long}\"")), vec![]),
+    ] {
+        let o: Vec<&str> = overrides.iter().map(String::as_str).collect();
+        let shown = err(&text, &o).to_string();
+        assert!(shown.len() < 400, "{} characters: {}", shown.len(), &shown[..200]);
+        assert!(shown.contains("… (5"), "{shown}");
     }
 }

@@ -11,6 +11,8 @@ mod controllers;
 mod convert;
 mod error;
 mod events;
+#[cfg(unix)]
+mod interrupt;
 mod scenario;
 
 use std::path::{Path, PathBuf};
@@ -120,6 +122,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(panic_for_tests, m)?)?;
+    #[cfg(unix)]
+    m.add_function(wrap_pyfunction!(interrupt::end_after_interrupt, m)?)?;
     events::register(m)?;
     quiet_panics();
     // Scenarios with `type = "python"` controllers validate and build through this module.

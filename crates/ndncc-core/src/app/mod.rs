@@ -153,6 +153,9 @@ pub trait Application: Send {
     fn conservation(&self) -> Option<Conservation> {
         None
     }
+    /// Consumers keep at most `limit` Interests in flight (see `Scenario::in_flight_limit`);
+    /// other applications ignore it.
+    fn limit_in_flight(&mut self, _limit: usize) {}
 }
 
 #[cfg(test)]

@@ -343,16 +343,23 @@ impl Pit {
         }
         // Records of entries satisfied long before their expiry pile up at high Interest
         // rates; drop them once they outnumber the live entries, so memory follows what is
-        // pending rather than Interest rate × lifetime.
-        if self.in_order.len() > 2 * self.index.len() + 1024 {
+        // pending rather than Interest rate × lifetime. The same for the out-of-order records
+        // (shorter lifetimes among longer ones): a sweep pops every one that falls due, and
+        // millions of stale ones made one sweep seconds of work.
+        let most = 2 * self.index.len() + 1024;
+        if self.in_order.len() > most || self.out_of_order.len() > most {
             self.drop_stale_records();
         }
     }
-    /// Drop the in-order expiry records whose entry is gone or was refreshed since.
+    /// Drop the expiry records whose entry is gone or was refreshed since (every live entry
+    /// keeps the record of its current expiry).
     #[inline(never)]
     fn drop_stale_records(&mut self) {
         let (index, slots) = (&self.index, &self.slots);
-        self.in_order.retain(|(t, n)| index.get(n).and_then(|&i| slots[i].as_ref()).is_some_and(|e| e.expiry == *t));
+        let live =
+            |t: &SimTime, n: &Name| index.get(n).and_then(|&i| slots[i].as_ref()).is_some_and(|e| e.expiry == *t);
+        self.in_order.retain(|(t, n)| live(t, n));
+        self.out_of_order.retain(|Reverse((t, n))| live(t, n));
     }
     pub fn len(&self) -> usize {
         self.index.len()
@@ -563,6 +570,26 @@ mod tests {
         pit.take_expired(SimTime(300), &mut out);
         assert_eq!(out.len(), 1);
         assert!(pit.is_empty());
+    }
+
+    #[test]
+    fn stale_records_of_short_lifetimes_among_long_ones_are_dropped_as_they_pile_up() {
+        // One entry lives to 1,000,000; a million short-lived ones (expiring at 100 + i) come and
+        // are satisfied at once. Their records are out of order (before the long one's), and
+        // would pile up to a million for one sweep to pop; they stay near the live count.
+        let mut pit = Pit::default();
+        let long = Name { prefix: NameId(0), seg: 0 };
+        pit.insert(long, entry(1_000_000), kept(0));
+        for i in 1..1_000_000u64 {
+            let n = Name { prefix: NameId(1), seg: i };
+            pit.insert(n, entry(100 + i), kept(i));
+            pit.remove(&n);
+        }
+        assert!(pit.out_of_order.len() <= 2 * pit.len() + 1024 + 1, "{}", pit.out_of_order.len());
+        let mut out = Vec::new();
+        pit.take_expired(SimTime(2_000_000), &mut out);
+        assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![long]);
+        assert!(pit.is_empty() && pit.next_expiry().is_none());
     }
 
     #[test]

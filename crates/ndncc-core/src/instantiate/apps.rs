@@ -55,6 +55,8 @@ pub fn consumer_params(name: &str, spec: &ConsumerSpec, prefix: NameId, payload:
         interest_bucket: spec.interest_bucket,
         smoothing: spec.smoothing,
         objects: None,
+        // Tightened to what the network can hold once the world is built (`limit_in_flight`).
+        max_in_flight: usize::try_from(crate::scenario::MAX_IN_FLIGHT).unwrap_or(usize::MAX),
     }
 }
 

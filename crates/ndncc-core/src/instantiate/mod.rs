@@ -137,7 +137,9 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     for (name, app) in &scenario.apps {
         match app {
             AppSpec::Consumer(c) => {
-                add_consumer(&mut b, name, c).map_err(|e| err(format!("app {name}"), e))?;
+                let id = add_consumer(&mut b, name, c).map_err(|e| err(format!("app {name}"), e))?;
+                let limit = usize::try_from(scenario.in_flight_limit(c)).unwrap_or(usize::MAX);
+                b.limit_in_flight(id, limit);
             }
             AppSpec::Tcp(t) => {
                 add_tcp_flow(&mut b, name, t).map_err(|e| err(format!("app {name}"), e))?;

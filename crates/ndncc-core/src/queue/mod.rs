@@ -128,6 +128,24 @@ impl Default for QueueConfig {
     }
 }
 
+impl QueueConfig {
+    /// The most packets of `packet_bytes` each this queue holds: its packet limit, or its byte
+    /// limit over the packet size (a config that does not validate holds none).
+    pub fn holds_packets(&self, packet_bytes: u64) -> u64 {
+        let limit = match self {
+            QueueConfig::Droptail(c) => c.limit(),
+            QueueConfig::NfdMark(c) => c.limit(),
+            QueueConfig::Codel(c) => Ok(Limit::Packets(c.limit)),
+            QueueConfig::CodelMark(c) => Ok(Limit::Packets(c.limit)),
+        };
+        match limit {
+            Ok(Limit::Packets(p)) => p as u64,
+            Ok(Limit::Bytes(b)) => b / packet_bytes.max(1),
+            Err(_) => 0,
+        }
+    }
+}
+
 /// A queue discipline chosen at build time. Built-ins are dispatched statically; `Custom` holds
 /// a user plug-in behind the trait object. The AQMs, two and a half times DropTail's size, are
 /// boxed, so that every face is no bigger than a DropTail face needs (a face's egress is read on

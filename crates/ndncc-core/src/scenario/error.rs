@@ -25,7 +25,8 @@ pub struct ScenarioError {
 impl ScenarioError {
     /// An error with only a file and a message.
     pub fn new(file: &str, message: impl Into<String>) -> ScenarioError {
-        ScenarioError { file: file.to_string(), line: None, key: None, from_override: false, message: message.into() }
+        let message = shorten(&message.into());
+        ScenarioError { file: file.to_string(), line: None, key: None, from_override: false, message }
     }
 
     pub(crate) fn at(
@@ -34,7 +35,8 @@ impl ScenarioError {
         key: Option<String>,
         message: impl Into<String>,
     ) -> ScenarioError {
-        ScenarioError { file: file.to_string(), line, key, from_override: false, message: message.into() }
+        let message = shorten(&message.into());
+        ScenarioError { file: file.to_string(), line, key, from_override: false, message }
     }
 
     pub(crate) fn from_set(file: &str, key: &str, message: impl Into<String>) -> ScenarioError {
@@ -43,8 +45,69 @@ impl ScenarioError {
             line: None,
             key: Some(key.to_string()),
             from_override: true,
-            message: message.into(),
+            message: shorten(&message.into()),
         }
+    }
+}
+
+/// Longest quoted value a message repeats in full [characters]; a longer one is cut.
+pub const MAX_QUOTED: usize = 80;
+/// Longest word (a run without spaces) a message or key repeats in full [characters].
+pub const MAX_WORD: usize = 200;
+
+/// `text` with each quoted value longer than `MAX_QUOTED` characters, and each other word
+/// longer than `MAX_WORD`, cut short with an ellipsis and its length: a message names a value,
+/// it need not repeat 5,000 characters of it. A quote opens after a space, a bracket or the
+/// start, and closes before a space, punctuation or the end (so the `'` of "consumer's" is no
+/// quote).
+pub fn shorten(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len().min(4 * MAX_WORD));
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let opens = matches!(c, '\'' | '"' | '`') && (i == 0 || " ([{=:,".contains(chars[i - 1]));
+        if opens {
+            let close = (i + 1..chars.len())
+                .find(|&j| chars[j] == c && chars.get(j + 1).is_none_or(|n| " ,;:.)]}".contains(*n)));
+            if let Some(j) = close {
+                out.push(c);
+                push_cut(&mut out, &chars[i + 1..j], MAX_QUOTED);
+                out.push(c);
+                i = j + 1;
+                continue;
+            }
+        }
+        if c.is_whitespace() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let end = (i..chars.len()).find(|&j| chars[j].is_whitespace()).unwrap_or(chars.len());
+        let word = &chars[i..end];
+        if word.len() > MAX_WORD {
+            push_cut(&mut out, word, MAX_WORD);
+            i = end;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Characters a cut value's ending (`… (5000 characters)`) may take: a cut value is no longer
+/// than the limit either, so a message cut twice reads as one cut once.
+const CUT_ENDING: usize = 24;
+
+/// `s`, or when it is longer than `max` characters its start, an ellipsis and its length, in
+/// `max` characters at most.
+fn push_cut(out: &mut String, s: &[char], max: usize) {
+    if s.len() <= max {
+        out.extend(s);
+    } else {
+        out.extend(&s[..max - CUT_ENDING]);
+        out.push_str(&format!("… ({} characters)", s.len()));
     }
 }
 
@@ -62,9 +125,9 @@ impl fmt::Display for ScenarioError {
         if !head.is_empty() {
             parts.push(head);
         }
-        match (&self.key, self.from_override) {
+        match (self.key.as_deref().map(shorten), self.from_override) {
             (Some(k), true) => parts.push(format!("--set {k}")),
-            (Some(k), false) => parts.push(k.clone()),
+            (Some(k), false) => parts.push(k),
             (None, true) => parts.push("--set".to_string()),
             (None, false) => {}
         }
@@ -142,6 +205,25 @@ mod tests {
         assert_eq!(ScenarioError::new("x.toml", "bad").to_string(), "x.toml: bad");
         let e = ScenarioError::at("", None, Some("apps.C1".into()), "bad");
         assert_eq!(e.to_string(), "apps.C1: bad");
+    }
+
+    #[test]
+    fn long_values_are_cut_short_in_messages_and_keys() {
+        let long = "x".repeat(5000);
+        let e = ScenarioError::at("x.toml", Some(3), Some(format!("nodes.{long}")), format!("'{long}' is not a node"));
+        let shown = e.to_string();
+        assert!(shown.len() < 600, "{}", shown.len());
+        let cut = format!("'{}… (5000 characters)' is not a node", "x".repeat(MAX_QUOTED - CUT_ENDING));
+        assert!(shown.contains(&cut), "{shown}");
+        assert!(
+            shown.contains(&format!("nodes.{}… (5006 characters)", "x".repeat(MAX_WORD - CUT_ENDING - 6))),
+            "{shown}"
+        );
+        // Cut once is cut for good.
+        assert_eq!(shorten(&shown), shown);
+        // Short values, apostrophes and plain prose are left alone.
+        let text = "the consumer's 'abc' is \"ok\" (see `x`)";
+        assert_eq!(shorten(text), text);
     }
 
     #[test]

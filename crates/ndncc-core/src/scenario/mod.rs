@@ -53,6 +53,7 @@
 //! The scenario layer knows nothing of the engine: it builds no world and runs nothing.
 
 mod app;
+mod capacity;
 mod drawn;
 mod error;
 mod import_minindn;
@@ -74,6 +75,7 @@ use serde::Serialize;
 pub use app::{
     AppSpec, CbrSpec, ConsumerSpec, Control, MulticastSpec, ProducerSpec, TcpSpec, APP_TYPES, DEFAULT_PAYLOAD_BYTES,
 };
+pub use capacity::{IN_FLIGHT_MARGIN, MAX_IN_FLIGHT, MIN_IN_FLIGHT_LIMIT};
 pub use drawn::{Distribution, LinkDraws, Quantity};
 pub use error::ScenarioError;
 pub use link::{Dir, DirectionSpec, LinkSpec, LINK_KEYS};

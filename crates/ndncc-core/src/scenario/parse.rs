@@ -9,10 +9,11 @@ use toml_edit::{DocumentMut, ImDocument, Item, Key, Table, TableLike};
 
 use super::app::{AppSpec, APP_TYPES};
 use super::error::{first_backticked, tidy_message, Invalid, ScenarioError};
-use super::link::LINK_KEYS;
+use super::link::{LinkSpec, LINK_KEYS};
 use super::overrides::{self, Override};
 use super::source::{is_within, join, line_at, SourceMap};
-use super::types::{Scenario, NODE_KEYS};
+use super::types::{NodeSpec, Scenario, NODE_KEYS};
+use super::validate::{check_link_settings, check_node_settings};
 
 /// The sections a scenario file may have.
 pub const ROOT_KEYS: &[&str] = &["simulation", "defaults", "nodes", "links", "routing", "routes", "apps", "record"];
@@ -41,7 +42,9 @@ impl Context {
             message = format!("{message} (inherited from {from})");
         }
         if let Some(o) = self.overrides.iter().rev().find(|o| is_within(&source, &o.path)) {
-            return ScenarioError::from_set(&self.file, &o.raw_key, message);
+            // A key inside the value an override set: `--set links.X.loss={…}` → `links.X.loss.p`.
+            let raw_key = format!("{}{}", o.raw_key, &source[o.path.len()..]);
+            return ScenarioError::from_set(&self.file, &raw_key, message);
         }
         if let Some(o) = self.overrides.iter().rev().find(|o| is_within(&o.path, &source)) {
             message = format!("{message} (with --set {})", o.raw_key);
@@ -68,6 +71,13 @@ impl Context {
             let child = join(&path, name);
             if raw.starts_with("missing field") || (raw.starts_with("unknown field") && self.rendered.has(&child)) {
                 path = child;
+            }
+        }
+        // A wrong value inside a table with a `type` reaches here at the table (serde reads such
+        // a table whole): the value the message quotes names the key.
+        if !["missing", "unknown", "duplicate"].iter().any(|p| raw.starts_with(p)) {
+            if let Some(inner) = quoted_values(raw).find_map(|v| self.rendered.inner_key_with_value(&path, v)) {
+                path = inner.to_string();
             }
         }
         if raw.starts_with("missing field") && !path.contains(['.', '[']) {
@@ -131,7 +141,41 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
     }
     scenario.resolve_in_place().map_err(|e| ctx.invalid(e))?;
     scenario.check().map_err(|e| ctx.invalid(e))?;
+    check_defaults(rendered_doc.as_table(), &ctx)?;
     Ok(scenario)
+}
+
+/// `[defaults.link]` and `[defaults.node]` by themselves: a default is checked even where every
+/// entry sets its own value (an entry that inherits it has been checked already, and its error
+/// names the entry). Each is read as a link (node) of its own, the keys a link needs and the
+/// defaults leave out given values that pass, and checked as one.
+fn check_defaults(root: &Table, ctx: &Context) -> Result<(), ScenarioError> {
+    let Some(defaults) = root.get("defaults").and_then(Item::as_table_like) else { return Ok(()) };
+    if let Some(link) = defaults.get("link").and_then(Item::as_table_like) {
+        let mut probe = copy(link);
+        let stand_in = [("bandwidth", "1Mbps"), ("delay", "0s")];
+        for (k, v) in stand_in {
+            if !probe.contains_key(k) {
+                probe.insert(k, toml_edit::value(v));
+            }
+        }
+        probe.insert("endpoints", toml_edit::value(toml_edit::Array::from_iter(["a", "b"])));
+        let spec: LinkSpec = de_table(probe, ctx, "defaults.link")?;
+        check_link_settings("defaults.link", &spec).map_err(|e| ctx.invalid(e))?;
+    }
+    if let Some(node) = defaults.get("node").and_then(Item::as_table_like) {
+        let spec: NodeSpec = de_table(copy(node), ctx, "defaults.node")?;
+        check_node_settings("defaults.node", &spec).map_err(|e| ctx.invalid(e))?;
+    }
+    Ok(())
+}
+
+/// The values a serde message quotes, in order: ``string "x"``, `` `5` ``, `'x'`.
+fn quoted_values(raw: &str) -> impl Iterator<Item = &str> {
+    let string = raw.split_once("string \"").and_then(|(_, rest)| rest.split_once('"')).map(|(v, _)| v);
+    let ticked = raw.split('`').skip(1).step_by(2);
+    let single = raw.split('\'').skip(1).step_by(2);
+    string.into_iter().chain(ticked).chain(single)
 }
 
 /// For a syntax error on line `line`, the key it is most likely in: the last table header at

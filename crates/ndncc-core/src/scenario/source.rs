@@ -78,6 +78,8 @@ struct Entry {
     path: String,
     /// Bytes covered by the key and its value.
     range: Range<usize>,
+    /// A scalar value as serde's messages show it (a string's text, a number's digits).
+    value: Option<String>,
 }
 
 /// The key paths of one parsed text, with their positions.
@@ -124,6 +126,18 @@ impl SourceMap {
         self.starts.contains_key(path)
     }
 
+    /// The one key inside `path` (not `path` itself) whose value reads `shown`, if exactly one
+    /// does: serde reports an error inside a tagged table (`loss = { type = "bernoulli", p =
+    /// "abc" }`) at the table, and its message quotes the value.
+    pub fn inner_key_with_value(&self, path: &str, shown: &str) -> Option<&str> {
+        let mut found = self
+            .entries
+            .iter()
+            .filter(|e| e.path != path && is_within(&e.path, path) && e.value.as_deref() == Some(shown));
+        let first = found.next()?;
+        found.next().is_none().then_some(first.path.as_str())
+    }
+
     /// The innermost key whose key-and-value bytes contain `span`.
     pub fn path_at(&self, span: &Range<usize>) -> Option<&str> {
         self.entries
@@ -138,6 +152,16 @@ impl SourceMap {
     }
 
     fn add(&mut self, path: String, key_span: Option<Range<usize>>, value_span: Option<Range<usize>>) {
+        self.add_valued(path, key_span, value_span, None);
+    }
+
+    fn add_valued(
+        &mut self,
+        path: String,
+        key_span: Option<Range<usize>>,
+        value_span: Option<Range<usize>>,
+        value: Option<String>,
+    ) {
         let start = match (&key_span, &value_span) {
             (Some(k), Some(v)) => k.start.min(v.start),
             (Some(k), None) => k.start,
@@ -153,14 +177,14 @@ impl SourceMap {
         // The line of a key is where its key is written (for `[a.b]` headers: the header).
         let line_at = key_span.map(|k| k.start).unwrap_or(start);
         self.starts.entry(path.clone()).or_insert(line_at);
-        self.entries.push(Entry { path, range: start..end });
+        self.entries.push(Entry { path, range: start..end, value });
     }
 
     fn walk_table(&mut self, t: &dyn TableLike, path: &str) {
         for (k, item) in t.iter() {
             let p = join(path, k);
             let key_span = t.key(k).and_then(|key| key.span());
-            self.add(p.clone(), key_span, item.span());
+            self.add_valued(p.clone(), key_span, item.span(), item.as_value().and_then(shown));
             self.walk_item(item, &p);
         }
     }
@@ -186,12 +210,23 @@ impl SourceMap {
             Value::Array(a) => {
                 for (i, el) in a.iter().enumerate() {
                     let p = index(path, i);
-                    self.add(p.clone(), None, el.span());
+                    self.add_valued(p.clone(), None, el.span(), shown(el));
                     self.walk_value(el, &p);
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// A scalar as serde's messages show it: a string's text, a number's or a boolean's digits.
+fn shown(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.value().clone()),
+        Value::Integer(i) => Some(i.value().to_string()),
+        Value::Float(f) => Some(f.value().to_string()),
+        Value::Boolean(b) => Some(b.value().to_string()),
+        _ => None,
     }
 }
 
@@ -225,6 +260,16 @@ mod tests {
         assert_eq!(m.path_at(&(at..at + 7)), Some("links.R1-R2.queue.packets"));
         let q = TEXT.find("{ type = \"droptail\"").unwrap();
         assert_eq!(m.path_at(&(q..q + 3)), Some("links.R1-R2.queue"));
+    }
+
+    #[test]
+    fn a_value_names_its_key_inside_a_table() {
+        let m = map();
+        assert_eq!(m.inner_key_with_value("links.R1-R2.queue", "1"), Some("links.R1-R2.queue.packets"));
+        assert_eq!(m.inner_key_with_value("links.R1-R2", "droptail"), Some("links.R1-R2.queue.type"));
+        assert_eq!(m.inner_key_with_value("links.R1-R2.queue", "2"), None);
+        // The table itself is not inside itself.
+        assert_eq!(m.inner_key_with_value("links.R1-R2.queue.packets", "1"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::app::{AppSpec, CbrSpec, ConsumerSpec, MulticastSpec, ProducerSpec, Tc
 use super::error::{Invalid, ScenarioError};
 use super::link::LinkSpec;
 use super::source::{index, join};
-use super::types::{name_covers, split_face, ClockPhase, FaceSelection, RoutingMode, Scenario};
+use super::types::{name_covers, split_face, ClockPhase, FaceSelection, NodeSpec, RoutingMode, Scenario};
 use crate::app::tcp::{FlightSize, TcpProfile};
 use crate::cc::tcp::TcpControlConfig;
 use crate::plugin::check;
@@ -103,25 +103,7 @@ impl Scenario {
             if name.is_empty() || name.contains(char::is_whitespace) || name.contains("->") {
                 return fail(key, format!("'{name}' is not a usable node name (no spaces, no '->', not empty)"));
             }
-            if n.clock_tick.is_some_and(|t| t.get().0 == 0) {
-                return fail(join(&key, "clock_tick"), "must be > 0 (leave it out for exact timers)");
-            }
-            if let Some(t) = n.clock_tick {
-                check::time(&join(&key, "clock_tick"), t.get(), false)?;
-            }
-            match (n.clock_phase, n.clock_tick) {
-                (Some(_), None) => return fail(join(&key, "clock_phase"), "needs a clock_tick to shift"),
-                (Some(ClockPhase::Fixed(p)), Some(t)) if p.get() >= t.get() => {
-                    return fail(join(&key, "clock_phase"), format!("must be below the clock_tick ({t})"));
-                }
-                _ => {}
-            }
-            let cs = join(&join(&key, "content_store"), "capacity");
-            check::count(&cs, n.content_store.capacity as u64, 0, MAX_CS_ENTRIES)?;
-            n.strategy.validate().map_err(|e| e.under(&join(&key, "strategy")))?;
-            for (i, m) in n.modules.iter().enumerate() {
-                m.validate().map_err(|e| e.under(&index(&join(&key, "modules"), i)))?;
-            }
+            check_node_settings(&key, n)?;
         }
         Ok(())
     }
@@ -637,7 +619,32 @@ impl Scenario {
     }
 }
 
-fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
+/// The values of one node (or of `[defaults.node]`), each by itself.
+pub(crate) fn check_node_settings(key: &str, n: &NodeSpec) -> Check {
+    if n.clock_tick.is_some_and(|t| t.get().0 == 0) {
+        return fail(join(key, "clock_tick"), "must be > 0 (leave it out for exact timers)");
+    }
+    if let Some(t) = n.clock_tick {
+        check::time(&join(key, "clock_tick"), t.get(), false)?;
+    }
+    match (n.clock_phase, n.clock_tick) {
+        (Some(_), None) => return fail(join(key, "clock_phase"), "needs a clock_tick to shift"),
+        (Some(ClockPhase::Fixed(p)), Some(t)) if p.get() >= t.get() => {
+            return fail(join(key, "clock_phase"), format!("must be below the clock_tick ({t})"));
+        }
+        _ => {}
+    }
+    let cs = join(&join(key, "content_store"), "capacity");
+    check::count(&cs, n.content_store.capacity as u64, 0, MAX_CS_ENTRIES)?;
+    n.strategy.validate().map_err(|e| e.under(&join(key, "strategy")))?;
+    for (i, m) in n.modules.iter().enumerate() {
+        m.validate().map_err(|e| e.under(&index(&join(key, "modules"), i)))?;
+    }
+    Ok(())
+}
+
+/// The values of one link (or of `[defaults.link]`), each by itself.
+pub(crate) fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
     for (k, q) in [("queue", Some(&l.queue)), ("queue_ab", l.queue_ab.as_ref()), ("queue_ba", l.queue_ba.as_ref())] {
         if let Some(q) = q {
             q.validate().map_err(|e| e.under(&join(key, k)))?;

@@ -365,6 +365,13 @@ impl WorldBuilder {
         self.add_app(&name, node, app, start, stop).0
     }
 
+    /// Let application `app` (a consumer) keep at most `limit` Interests in flight.
+    pub fn limit_in_flight(&mut self, app: AppId, limit: usize) {
+        if let Some(slot) = self.net.apps.get_mut(app.idx()) {
+            slot.app.limit_in_flight(limit);
+        }
+    }
+
     /// Any application (a user plug-in).
     pub fn add_application(
         &mut self,

@@ -124,9 +124,10 @@ pub const STALL_LIMIT: u64 = 5_000_000;
 /// The progress callback also runs every this many events, so a run can be stopped (Ctrl-C,
 /// timeouts) even while simulated time does not advance.
 pub const LIVENESS_EVENTS: u64 = 1 << 16;
-/// ... and every this many packets handled within one event: a single event's work can grow
-/// without bound (a window that doubles at every instant on one node) and must not keep a run
-/// from being stopped either.
+/// ... and every this many packets handled, within one event or over several: a single
+/// event's work can grow without bound (a window that doubles at every instant on one node),
+/// and events that each carry a thousand packets reach the event count a thousand times too
+/// late; neither may keep a run from being stopped.
 pub const LIVENESS_WORK: u64 = 1 << 16;
 
 /// Faces from which a run prefetches what the next event reads (`World::prefetch_next`). Below,
@@ -201,18 +202,25 @@ impl World {
     }
 
     /// Run until the end time, calling `progress(now)` about every `progress_every` of
-    /// simulated time and every `LIVENESS_EVENTS` events; it returns false to interrupt.
+    /// simulated time, every `LIVENESS_EVENTS` events and every `LIVENESS_WORK` packets handled;
+    /// it returns false to interrupt.
     pub fn run(&mut self, progress_every: SimDuration, progress: &mut dyn FnMut(SimTime) -> bool) -> RunEnd {
         self.initialise();
         let step = if progress_every == SimDuration::ZERO { SimDuration::MAX } else { progress_every };
         let mut next_progress = SimTime::ZERO + step;
         let (mut instant, mut at_instant) = (SimTime::ZERO, 0u64);
         let prefetching = self.engine.shortcuts && self.net.faces.len() >= PREFETCH_FROM_FACES;
+        // Packets handled since the last liveness check.
+        let mut work = 0u64;
         while let Some(t) = self.engine.queue.peek_time() {
             if t > self.engine.end {
                 break;
             }
-            if t >= next_progress || self.engine.counters.events % LIVENESS_EVENTS == LIVENESS_EVENTS - 1 {
+            if t >= next_progress
+                || self.engine.counters.events % LIVENESS_EVENTS == LIVENESS_EVENTS - 1
+                || work >= LIVENESS_WORK
+            {
+                work = 0;
                 if !progress(t) {
                     return RunEnd::Interrupted;
                 }
@@ -242,6 +250,7 @@ impl World {
                     return RunEnd::Interrupted;
                 }
             }
+            work += done;
             if let Some(why) = self.engine.watchdog.stalled.take() {
                 return RunEnd::Stalled(why);
             }

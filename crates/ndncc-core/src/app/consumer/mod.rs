@@ -81,6 +81,9 @@ pub struct ConsumerParams {
     pub smoothing: bool,
     /// Open-loop object fetching (`arrivals`); `None` fetches one stream of segments.
     pub objects: Option<ObjectParams>,
+    /// The most Interests in flight, whatever the controller asks: what the network can hold
+    /// and answer (`Scenario::in_flight_limit`), else the largest window.
+    pub max_in_flight: usize,
 }
 
 /// A consumer's controller: a window or a rate. Built-ins come from the spec's `window` or
@@ -233,6 +236,8 @@ pub(crate) struct ConsumerCore {
     pub started_at: Option<SimTime>,
     pub stopped_at: Option<SimTime>,
     pub completed_at: Option<SimTime>,
+    /// When the controller first asked for more Interests in flight than `p.max_in_flight`.
+    pub limit_reached_at: Option<SimTime>,
     /// Object fetching: the requests, and the map between request numbers and segments.
     objects: Option<objects::Objects>,
     /// Encoded Interest sizes, by the byte width of the segment number (1, 2, 4 or 8 bytes);
@@ -290,6 +295,7 @@ impl ConsumerCore {
             started_at: None,
             stopped_at: None,
             completed_at: None,
+            limit_reached_at: None,
             objects,
             encoded_sizes: [0; 4],
         }
@@ -680,9 +686,24 @@ impl ConsumerCore {
             row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, "ms");
         }
         self.rtt_hist.percentile_rows(RTT_PERCENTILES, &mut row);
+        // Only when it happened: a run within the limits reports what it always did.
+        if let Some(t) = self.limit_reached_at {
+            row("in_flight_limit", self.p.max_in_flight as f64, "packets");
+            row("in_flight_limit_reached_s", t.as_secs_f64(), "s");
+        }
         if let Some(o) = &self.objects {
             o.summary(n, out);
         }
+    }
+
+    /// Whether another Interest may go out: fewer than `p.max_in_flight` are in flight. The
+    /// first refusal is remembered for the summary.
+    pub fn below_in_flight_limit(&mut self, now: SimTime) -> bool {
+        if self.inflight.len() < self.p.max_in_flight {
+            return true;
+        }
+        self.limit_reached_at.get_or_insert(now);
+        false
     }
 
     pub fn conservation(&self) -> Conservation {
@@ -721,6 +742,9 @@ pub(crate) mod testkit {
             interest_bucket: 200,
             smoothing: false,
             objects: None,
+            // The largest window a scenario may ask for (`check::MAX_WINDOW`), as a scenario's
+            // consumer gets before its network's limit is known.
+            max_in_flight: 1_000_000,
         }
     }
 

@@ -57,6 +57,12 @@ impl RateConsumer {
     fn release_due(&mut self, ctx: &mut AppCtx) {
         let mut released = 0usize;
         while self.core.sending && self.credit >= 1.0 {
+            // At the limit of Interests in flight, what falls due is not banked: the consumer
+            // sends again as Interests end (a Data, a NACK or a timeout wakes it).
+            if !self.core.below_in_flight_limit(ctx.now) {
+                self.credit = self.credit.min(1.0);
+                break;
+            }
             let Some((seq, is_retx)) = self.core.next_to_send() else {
                 self.credit = self.credit.min(1.0);
                 break;
@@ -87,7 +93,8 @@ impl RateConsumer {
         self.core.request_arrival_wake(ctx);
         // Pacing: when the next whole Interest of credit accrues.
         let rate = self.ctl.rate();
-        if self.core.sending && rate > 0.0 && self.core.has_something_to_send() {
+        let below_limit = self.core.inflight.len() < self.core.p.max_in_flight;
+        if self.core.sending && rate > 0.0 && below_limit && self.core.has_something_to_send() {
             let need = (1.0 - self.credit).max(0.0);
             let at = self.credit_at + SimDuration::from_secs_f64(need / rate);
             ctx.wake_at(at.max(ctx.now + SimDuration(1)).max(self.credit_at));
@@ -171,6 +178,10 @@ impl Application for RateConsumer {
 
     fn conservation(&self) -> Option<Conservation> {
         Some(self.core.conservation())
+    }
+
+    fn limit_in_flight(&mut self, limit: usize) {
+        self.core.p.max_in_flight = limit.max(1);
     }
 }
 

@@ -25,10 +25,13 @@ impl WindowConsumer {
     /// Send as much as the window allows.
     fn pump(&mut self, ctx: &mut AppCtx) {
         while self.core.sending {
-            // A window that grows without a congestion signal is capped where memory still holds
-            // the Interests in flight.
             let allowed = self.ctl.window().clamp(1.0, check::MAX_WINDOW) as usize;
             if self.core.inflight.len() >= allowed {
+                break;
+            }
+            // A window that grows without a congestion signal stops at what the network can
+            // hold and answer.
+            if !self.core.below_in_flight_limit(ctx.now) {
                 break;
             }
             let Some((seq, is_retx)) = self.core.next_to_send() else { break };
@@ -144,6 +147,10 @@ impl Application for WindowConsumer {
 
     fn conservation(&self) -> Option<Conservation> {
         Some(self.core.conservation())
+    }
+
+    fn limit_in_flight(&mut self, limit: usize) {
+        self.core.p.max_in_flight = limit.max(1);
     }
 }
 
