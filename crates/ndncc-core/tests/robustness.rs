@@ -234,7 +234,7 @@ fn a_crawl_of_busy_events_reaches_its_liveness_checks_by_the_packets_handled() {
         calls < 4
     });
     assert!(matches!(end, RunEnd::Interrupted), "{end:?}");
-    assert!(world.counters.events < 5_000, "{} events", world.counters.events);
+    assert!(world.counters().events < 5_000, "{} events", world.counters().events);
 }
 
 #[test]
@@ -305,10 +305,10 @@ fn per_packet_events_stop_being_recorded_at_the_row_limit() {
     let text = one_node("{ type = \"aimd\" }", "").replace("duration = \"10s\"", "duration = \"2ms\"");
     let sc = load_str(&text, "one-node.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
     let mut world = build_world(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
-    world.recorder.max_event_rows = 10_000;
+    world.recorder_mut().max_event_rows = 10_000;
     assert!(matches!(world.run(SimDuration::ZERO, &mut |_| true), RunEnd::Finished));
-    let stopped = world.recorder.events_stopped_at.expect("events stopped");
+    let stopped = world.recorder().events_stopped_at.expect("events stopped");
     assert!(stopped.as_secs_f64() < 0.002, "{stopped}");
     // Samples (every 100 ms: one at 0 s) still come after; events do not.
-    assert!(world.recorder.series.len() <= 10_000 + 100, "{}", world.recorder.series.len());
+    assert!(world.recorder().series.len() <= 10_000 + 100, "{}", world.recorder().series.len());
 }

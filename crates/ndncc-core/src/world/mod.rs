@@ -149,6 +149,10 @@ impl World {
     pub fn recorder(&self) -> &Recorder {
         &self.engine.recorder
     }
+    /// The recorder, to adjust what it keeps before a run (its row limit, say).
+    pub fn recorder_mut(&mut self) -> &mut Recorder {
+        &mut self.engine.recorder
+    }
     /// The recorded samples, taken out of the world (which keeps an empty recorder).
     pub fn take_recorder(&mut self) -> Recorder {
         std::mem::take(&mut self.engine.recorder)
