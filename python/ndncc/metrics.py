@@ -511,7 +511,8 @@ SUMMARY_METRICS = frozenset(
         *("jain_flows", "frames_lost", "spurious_losses", "ack_frames_sent", "nacks_sent"),
         *("link_timeout_s", "cs_hits", "aggregated", "duplicates", "no_route", "unsolicited_data"),
         *("pit_expired", "ip_unroutable", "mcast_unroutable", "share", "events", "packet_hops"),
-        *("sim_seconds", "conservation_ok"),
+        *("sim_seconds", "conservation_ok", "events_recorded_until_s"),
+        *("in_flight_limit", "in_flight_limit_reached_s"),
     }
 )
 

@@ -93,7 +93,7 @@ def documented_codes() -> dict[int, str]:
             "run",
             '{type="python", class="boom:Nope"}',
             2,
-            "error: net.toml: --set apps.consumer.window: module 'boom'",
+            "error: net.toml: --set apps.consumer.window.class: module 'boom'",
         ),
         (
             "run",
