@@ -257,7 +257,7 @@ def limits_reached(summary: pl.DataFrame) -> list[str]:
     if until is not None:
         said.append(
             f"per-packet events were recorded until {until:g} s only: the series reached its "
-            "20,000,000 rows (docs/robustness.md); set [record] events = false, or shorten the run"
+            "10,000,000 rows (docs/robustness.md); set [record] events = false, or shorten the run"
         )
     return said
 

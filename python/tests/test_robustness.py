@@ -542,7 +542,7 @@ def test_a_bad_grid_value_is_refused_after_one_planned_run_per_point(capsys, mon
 #: network big (node B is there for them).
 _ONE_NODE = """
 [simulation]
-duration = "100000s"
+duration = "10000s"
 
 [nodes]
 A = {{}}
@@ -568,7 +568,7 @@ def test_a_window_beside_its_producer_stops_at_its_limit_and_the_run_says_so(cap
     # Nothing slows an AIMD window on its producer's node: it stops at 1,000 Interests in
     # flight (docs/robustness.md), the summary has the limit, and the command warns of it.
     path = tmp_path / "one-node.toml"
-    path.write_text(_ONE_NODE.format(links="", delay="10us").replace('"100000s"', '"20ms"'))
+    path.write_text(_ONE_NODE.format(links="", delay="10us").replace('"10000s"', '"20ms"'))
     code, out, err = ndncc_cli(capsys, "run", path, "-o", tmp_path / "run")
     assert code == 0, err
     assert "warning: one-node: consumer C reached its limit of 1,000 Interests in flight at " in err
@@ -655,7 +655,7 @@ def stopping_scenario(folder: Path, kind: str) -> Path:
         return path
     module = f"stuck_{kind}"
     (folder / f"{module}.py").write_text(_CONTROLLER.format(how=STOPPING[kind]))
-    text = EXAMPLE.read_text().replace('duration = "10s"', 'duration = "100000s"')
+    text = EXAMPLE.read_text().replace('duration = "10s"', 'duration = "10000s"')
     text = text.replace('{ type = "fixed", window = 10 }', f'{{ type = "python", class = "{module}:Stuck" }}')
     path.write_text(text)
     return path
@@ -748,7 +748,7 @@ def test_ctrl_c_ends_a_sweep_and_its_workers_and_keeps_the_finished_runs(tmp_pat
     # finished run kept.
     path = stopping_scenario(tmp_path, kind)
     proc = start_ndncc(
-        "sweep", path, "--grid", 'simulation.duration="100us","100000s"', "--seeds", 1, "--workers", 1,
+        "sweep", path, "--grid", 'simulation.duration="100us","10000s"', "--seeds", 1, "--workers", 1,
         "-o", tmp_path / "out", cwd=tmp_path,
     )  # fmt: skip
     try:

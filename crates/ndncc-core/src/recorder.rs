@@ -458,11 +458,11 @@ pub struct Recorder {
 
 /// The most rows the series may hold for an event sample to be added: per-packet events grow
 /// with the work a run does, not with the network, and a run that handles millions of packets a
-/// second (a consumer beside its producer) would fill any memory. 20 million rows take some
-/// 0.3 GB here and 0.5 GB more as the run's tables, short of the 3 GB a run may use; the
-/// shipped scenarios record at most 0.6 million. Fixed-interval samples are bounded up front
-/// (validation), so only events stop; the summary says when (`events_recorded_until_s`).
-pub const MAX_EVENT_ROWS: usize = 20_000_000;
+/// second (a consumer beside its producer) would fill any memory. 10 million rows take some
+/// 0.7 GB at a run's peak, its tables built (with the 30 million sample rows validation allows,
+/// under 2 GB in all); the shipped scenarios record at most 0.6 million. Fixed-interval samples
+/// are bounded up front, so only events stop; the summary says when (`events_recorded_until_s`).
+pub const MAX_EVENT_ROWS: usize = 10_000_000;
 
 impl Default for Recorder {
     fn default() -> Recorder {

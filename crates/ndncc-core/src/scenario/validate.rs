@@ -39,9 +39,9 @@ const MAX_CS_ENTRIES: u64 = 10_000_000;
 const MAX_SEGMENTS: u64 = 1_000_000_000_000;
 /// The most fixed-interval samples of one series.
 const MAX_SAMPLES: u64 = 10_000_000;
-/// The most fixed-interval sample rows of a run, all series together: some 24 bytes each, so
-/// about 1.2 GB of memory before they are written out.
-const MAX_SAMPLE_ROWS: u64 = 50_000_000;
+/// The most fixed-interval sample rows of a run, all series together: some 40 bytes each at the
+/// run's peak, its tables built, so about 1.2 GB (47 million took 1.9 GB).
+const MAX_SAMPLE_ROWS: u64 = 30_000_000;
 /// Series sampled per recorded face (queue packets and bytes, bytes sent, drops, marks) and, at
 /// most, per app (a consumer's window, in flight, counters, timers, …): for the estimate above.
 const SERIES_PER_FACE: u64 = 5;
