@@ -7,7 +7,15 @@ import polars as pl
 import pytest
 
 from ndncc.experiments.claims import Notes, recheck
-from ndncc.experiments.e5 import CONSUMERS, TABLE1, UPSTREAM, _late_half, _most, _within_table1
+from ndncc.experiments.e5 import (
+    CONSUMERS,
+    TABLE1,
+    UPSTREAM,
+    _late_half,
+    _most,
+    _timeouts_against_nacks,
+    _within_table1,
+)
 
 
 class _Run:
@@ -72,3 +80,32 @@ def test_within_table1_says_which_consumer_is_outside_the_band():
     assert word == "no (C3 low)" and Notes(rows).holds(*checks)
     rows[2]["value"] = 6.53  # just inside
     assert _within_table1(Notes(rows), "v", "pcon", 0.3)[0] == "yes"
+
+
+class _Events:
+    """A consumer's timeout and NACK events, each valued with its segment number."""
+
+    def __init__(self, timeouts: list[tuple[float, int]], nacks: list[tuple[float, int]]):
+        self._by_metric = {"timeout": timeouts, "nack": nacks}
+
+    def series(self, metric: str, entity: str) -> pl.DataFrame:
+        assert entity == "C"
+        rows = self._by_metric[metric]
+        return pl.DataFrame(
+            {"t": [t for t, _ in rows], "value": [float(s) for _, s in rows]},
+            schema={"t": pl.Float64, "value": pl.Float64},
+        )
+
+
+def test_each_timeout_is_put_down_to_a_late_nack_or_a_nack_that_never_came():
+    run = _Events(
+        # Segment 7 times out twice; segment 9's NACK came before its timeout (a retransmission
+        # that timed out in turn): neither late nor never.
+        timeouts=[(1.0, 5), (1.2, 7), (1.6, 7), (2.0, 8), (3.0, 9)],
+        nacks=[(1.09, 5), (1.25, 7), (1.4, 7), (2.9, 9)],
+    )
+    late, never, lateness = _timeouts_against_nacks(run, "C")
+    # Late: 5 (90 ms after its timer) and 7 (50 ms after its first); never: 8.
+    assert (late, never) == (2.0, 1.0)
+    assert lateness == pytest.approx(70.0)
+    assert _timeouts_against_nacks(_Events([], [(1.0, 1)]), "C") == (0.0, 0.0, None)

@@ -506,6 +506,10 @@ def _derived(res: Result, v: Variant) -> list[dict]:
         # reached the consumer.
         out.append(row(v.name, "R2->R1", "nacks_sent", summary_value(res, "R2->R1", "nacks_sent"), "packets"))
         out.append(row(v.name, "all", "nacks_received", summary_value(res, "C", "nacks"), "packets"))
+        late, never, lateness = _timeouts_against_nacks(res, "C")
+        out.append(row(v.name, "all", "timeouts_nack_late", late, "events"))
+        out.append(row(v.name, "all", "timeouts_nack_never", never, "events"))
+        out.append(row(v.name, "all", "nack_lateness_ms", lateness, "ms"))
         return out
     if v.scenario == MULTIPATH:
         sent = [summary_value(res, f, "interests_sent") or 0.0 for f in UPSTREAM]
@@ -563,6 +567,26 @@ def _rto_minus_rtt_ms(res: Result, consumer: str) -> tuple[Optional[float], Opti
     gap = rtt.join_asof(rto, on="t", strategy="backward").drop_nulls("rto")
     ms = (gap["rto"] - gap["value"]) * 1e3
     return (float(ms.mean()), float(ms.min())) if len(ms) else (None, None)
+
+
+def _timeouts_against_nacks(
+    res: Result, consumer: str
+) -> tuple[Optional[float], Optional[float], Optional[float]]:
+    """Why each first timeout of a segment was not prevented by the shim's NACK: the NACK for it
+    reached the consumer only after its timer fired (late), or never reached it (never). Returns
+    the two counts and the late NACKs' median delay after the timer [ms]. A timeout whose segment
+    had a NACK before (a retransmission that timed out in turn) counts in neither."""
+    timeouts = res.series(metric="timeout", entity=consumer)
+    if not timeouts.height:
+        return 0.0, 0.0, None
+    first_timeout = timeouts.group_by("value").agg(pl.col("t").min().alias("t_timeout"))
+    nacks = res.series(metric="nack", entity=consumer)
+    first_nack = nacks.group_by("value").agg(pl.col("t").min().alias("t_nack"))
+    both = first_timeout.join(first_nack, on="value", how="left")
+    never = both.filter(pl.col("t_nack").is_null())
+    late = both.filter(pl.col("t_nack") > pl.col("t_timeout"))
+    lateness = (late["t_nack"] - late["t_timeout"]) * 1e3
+    return float(late.height), float(never.height), float(lateness.median()) if late.height else None
 
 
 def _late_goodput_kbps(res: Result, consumer: str) -> Optional[float]:
@@ -1230,12 +1254,17 @@ def _overlay_notes(nt: Notes) -> None:
         f"reproduced as stated: PCON keeps a standing queue in the underlay (mean delay "
         f"{n(pcon, 'mean_delay_ms', 'all')} ms over a 40 ms propagation round trip), but has "
         f"{n(pcon, 'timeouts', 'all')} timeouts against the overlay shaper's {n(over, 'timeouts', 'all')}, "
-        "not under 5% of them. The underlay tail-drops a burst of Data at each overflow and the NACKs of "
-        "those losses cross the same full FIFO: of the shim's "
-        f"{n(pcon, 'nacks_sent', 'R2->R1')} NACKs {n(pcon, 'nacks_received', 'all')} reach the consumer, "
-        "and a Data whose NACKs all die there, or whose first NACK through comes after the consumer's "
-        "200 ms timer, ends in a timeout; while no NACK gets through the consumer sees no mark, so its "
-        "window keeps the FIFO full. "
+        "not under 5% of them. The NACK of a Data lost in the hidden FIFO has to cross that FIFO twice "
+        "before it can help: the loss is known at R2 only when later frames' acknowledgements come back "
+        "through the queue (one queueing delay after the drop), and the NACK then waits in the same "
+        "queue again. The consumer's 200 ms timer is about 70 ms above its RTT, less than one such "
+        "queueing delay, so the NACK comes too late; and as the FIFO stays full until the consumer "
+        "learns of the loss, the NACK is tail-dropped as often as the Data was. Of the "
+        f"{n(pcon, 'timeouts', 'all')} timeouts, {n(pcon, 'timeouts_nack_late', 'all')} had the "
+        f"segment's NACK reach the consumer after the timer fired (a median "
+        f"{n(pcon, 'nack_lateness_ms', 'all')} ms after it) and {n(pcon, 'timeouts_nack_never', 'all')} "
+        f"never had one reach it; of the shim's {n(pcon, 'nacks_sent', 'R2->R1')} NACKs "
+        f"{n(pcon, 'nacks_received', 'all')} reached the consumer. "
         "The overlay shaper's timeouts are its start-up "
         f"({n(over, 'timeouts_startup', 'all')} of them), PCON's spread over the run "
         f"({n(pcon, 'timeouts_startup', 'all')} in the start-up). The sensitivity runs: without the shim "
