@@ -101,6 +101,22 @@ BASELINE = [
 ]
 
 VARIANTS = _main_variants() + _main_variants(phased=True) + SENSITIVITY + BASELINE
+#: The seed's cases, with clocks aligned and at random phases, whose 100 ms bins are read as rows.
+BINNED = frozenset(v.name for v in _main_variants() + _main_variants(phased=True))
+#: Per-Interest RTT samples, to put each Data back in the 100 ms bin its Interest was sent in
+#: (recording them changes no result).
+RECORD_EVENTS = ("record.events=true",)
+
+#: The run's time line (scenarios/e1.toml): C1 sends from 1 s to 10 s, C2 from 3 s to 8 s.
+C1_START_S, C2_START_S, C2_STOP_S = 1.0, 3.0, 8.0
+#: The seed's Figure 6 puts the losses after C2's start "around 4 sec" (100 ms tick) and "between
+#: 4 sec and 5.5 sec" (250 ms tick): the window after C2's start in which they are counted.
+AFTER_C2_START_S = (C2_START_S, 5.5)
+#: "Convergence to 600 packets/sec" (the seed's shared rate): within 15% of it, on the mean of
+#: the last 500 ms of sending.
+SHARED_RATE_PPS, NEAR, RATE_WINDOW_BINS = 600.0, 0.15, 5
+#: Half way from 1,000 packets/sec (alone) to 600 (shared): the "shift" of the sending rate.
+HALF_WAY_PPS = 800.0
 
 # As the full run: the simulation lasts 1 s beyond the last stop, so the last Data arrive.
 QUICK = ("simulation.duration=5s", "apps.C1.stop=4s", "apps.C2.start=2s", "apps.C2.stop=3.5s")
@@ -123,8 +139,92 @@ def _mean_rate(res: Result, flow: str, t0: float, t1: float) -> Optional[float]:
     return None if a is None or b is None else (b - a) / (t1 - t0)
 
 
+def _loss_bins(res: Result, flow: str) -> pl.DataFrame:
+    """Interests sent and answered per 100 ms of their sending (the seed's Figure 6: the Data loss
+    rate "calculated for every 100 msec"). Bin ``t`` holds the Interests sent in (t - 100 ms, t],
+    as the cumulative sample at ``t`` counts them (a send at a sample's instant is in it); each
+    Data goes back to its Interest's bin, its arrival less its RTT (without retransmissions, each
+    Interest is sent once). Bins without an Interest sent are left out."""
+    sent = res.series(metric="interests_sent", entity=flow).sort("t")
+    per_bin = sent.select(
+        (pl.col("t") / BIN_S).round().cast(pl.Int64).alias("bin"),
+        pl.col("value").diff().fill_null(pl.col("value")).alias("sent"),
+    ).filter(pl.col("sent") > 0)
+    rtt = res.series(metric="rtt", entity=flow)
+    # The send times are whole nanoseconds read back as seconds: 1e-6 of a bin absorbs the
+    # rounding, far below any gap between two sends of different bins.
+    answered = (
+        rtt.select(((pl.col("t") - pl.col("value")) / BIN_S - 1e-6).ceil().cast(pl.Int64).alias("bin"))
+        .group_by("bin")
+        .agg(pl.len().cast(pl.Float64).alias("answered"))
+    )
+    return (
+        per_bin.join(answered, on="bin", how="left")
+        .with_columns(pl.col("answered").fill_null(0.0), (pl.col("bin") * BIN_S).alias("t"))
+        .with_columns((1.0 - pl.col("answered") / pl.col("sent")).clip(0.0, 1.0).alias("loss"))
+        .sort("bin")
+    )
+
+
+def _within(bins: pl.DataFrame, t0: float, t1: float) -> pl.DataFrame:
+    return bins.filter((pl.col("t") >= t0 - 1e-9) & (pl.col("t") < t1 - 1e-9))
+
+
+def _lossy(bins: pl.DataFrame) -> float:
+    return float(bins.filter(pl.col("loss") > 0).height)
+
+
+def _full_loss(bins: pl.DataFrame) -> float:
+    return float(bins.filter(pl.col("loss") >= 1.0).height)
+
+
+def _time_to_rate(res: Result, flow: str, ceiling_pps: float) -> Optional[float]:
+    """Seconds after C2's start until ``flow``'s sending rate, averaged over its last 500 ms, is
+    first at or below ``ceiling_pps``; None if it is not before C2 stops."""
+    r = _rates(res, flow).with_columns(pl.col("rate_pps").rolling_mean(RATE_WINDOW_BINS).alias("mean_pps"))
+    hit = r.filter(
+        (pl.col("t") > C2_START_S + 1e-9)
+        & (pl.col("t") <= C2_STOP_S + 1e-9)
+        & (pl.col("mean_pps") <= ceiling_pps)
+    )
+    return float(hit["t"][0] - C2_START_S) if hit.height else None
+
+
+def _bin_rows(res: Result, v: Variant) -> list[dict]:
+    """The seed's Figures 5 and 6 read as numbers: when the per-100 ms Data losses happen, how many
+    bins lose everything, and how long C1's rate takes to come down once C2 starts."""
+    out, full = [], 0.0
+    for f in FLOWS:
+        bins = _loss_bins(res, f)
+        after = _within(bins, *AFTER_C2_START_S)
+        out.append(row(v.name, f, "lossy_bins_after_c2_start", _lossy(after), "bins"))
+        out.append(row(v.name, f, "lossy_bins_elsewhere", _lossy(bins) - _lossy(after), "bins"))
+        full += _full_loss(bins)
+    alone = _within(_loss_bins(res, "C1"), C1_START_S, C2_START_S)
+    sent_alone = float(alone["sent"].sum())
+    out.append(row(v.name, "C1", "lossy_bins_alone", _lossy(alone), "bins"))
+    out.append(row(v.name, "C1", "full_loss_bins_alone", _full_loss(alone), "bins"))
+    out.append(
+        row(v.name, "C1", "max_bin_loss_alone", float(alone["loss"].max()) if alone.height else None, "ratio")
+    )
+    out.append(
+        row(
+            v.name,
+            "C1",
+            "loss_rate_alone",
+            1.0 - float(alone["answered"].sum()) / sent_alone if sent_alone else None,
+            "ratio",
+        )
+    )
+    out.append(row(v.name, "all", "full_loss_bins", full, "bins"))
+    near_shared = SHARED_RATE_PPS * (1.0 + NEAR)
+    out.append(row(v.name, "C1", "time_to_shared_rate_s", _time_to_rate(res, "C1", near_shared), "s"))
+    out.append(row(v.name, "C1", "time_to_half_way_s", _time_to_rate(res, "C1", HALF_WAY_PPS), "s"))
+    return out
+
+
 def _derived(res: Result, v: Variant) -> list[dict]:
-    out = []
+    out = _bin_rows(res, v) if v.name in BINNED else []
     for f in FLOWS:
         # Seed 000's loss rate: 1 - Data received / Interests sent.
         loss = summary_value(res, f, "unanswered_rate")
@@ -187,7 +287,9 @@ HEADLINE = ("loss_rate", "mean_rate_pps", "mean_rate_alone_pps")
     flows=FLOWS,
 )
 def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
-    rows, results = run_variants(folder, VARIANTS, progress, QUICK if quick else (), extra=_derived)
+    rows, results = run_variants(
+        folder, VARIANTS, progress, (QUICK if quick else ()) + RECORD_EVENTS, extra=_derived
+    )
     _figure(results, folder / "sending_rate.png", loss=False)
     _figure(results, folder / "data_loss.png", loss=True)
     notes(rows).write(folder)
