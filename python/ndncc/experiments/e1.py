@@ -258,13 +258,14 @@ def _figure(results: dict[str, Result], path: Path, loss: bool) -> None:
                 continue
             labels = plots.labels_for(results[name])
             for f in FLOWS:
-                r = _rates(results[name], f)
                 if loss:
-                    # Per-bin Data loss: Interests of the bin that brought no Data, 1 RTT later.
-                    y = (1 - r["data_pps"].shift(-4) / r["rate_pps"]).clip(0, 1).fill_nan(None)
+                    # Per-bin Data loss: the share of the bin's Interests that brought no Data.
+                    b = _loss_bins(results[name], f)
+                    x, y = b["t"].to_list(), b["loss"].to_list()
                 else:
-                    y = r["rate_pps"]
-                (line,) = ax.plot(r["t"].to_list(), y.to_list(), label=labels.get(f, f))
+                    r = _rates(results[name], f)
+                    x, y = r["t"].to_list(), r["rate_pps"].to_list()
+                (line,) = ax.plot(x, y, label=labels.get(f, f))
                 handles.setdefault(labels.get(f, f), line)
     figures.shared_ylim(axes)
     for ax in axes[:, 0]:
