@@ -249,8 +249,42 @@ def mathis_kbps(loss: Optional[float], rtt_ms: Optional[float]) -> Optional[floa
     return PAYLOAD_BITS / (rtt_ms / 1e3) * (1.5 / loss) ** 0.5 / 1e3
 
 
+#: The path's capacity in Data packets (scenarios/e3.toml): 5 Mbit/s over a 60 ms base round trip
+#: (three 10 ms links each way), 1,024 + 64 bytes per Data on the wire.
+BDP_PACKETS = 5e6 * 0.060 / 8 / (1024 + 64)
+
+
+def _window_rows(res, v: Variant) -> list[dict]:
+    """The window figure's readings: the window's level over each download (the mean of the 200 ms
+    samples while Data is still to come), the share of its decreases that go back to one packet,
+    and its peak in the first slow start (the largest sample up to the first decrease), the peak
+    of the two flows beside the path's capacity."""
+    out, peaks = [], []
+    for f in FLOWS:
+        w = res.series(metric="window", entity=f).sort("t")
+        got = res.series(metric="data_received", entity=f).sort("t")
+        done = got.filter(pl.col("value") >= got["value"].max())["t"].min() if got.height else None
+        during = w if done is None else w.filter(pl.col("t") <= done)
+        out.append(
+            row(v.name, f, "mean_window", float(during["value"].mean()) if during.height else None, "packets")
+        )
+        decreases = res.series(metric="window_decrease", entity=f)
+        # Tahoe's mark: a decrease takes the window back to one packet (Reno halves it).
+        to_one = float((decreases["value"] <= 1.0).mean()) if decreases.height else None
+        out.append(row(v.name, f, "decreases_to_one_share", to_one, "ratio"))
+        first = decreases["t"].min()
+        before = w if first is None else w.filter(pl.col("t") <= first)
+        peak = float(before["value"].max()) if before.height else None
+        out.append(row(v.name, f, "slow_start_peak_window", peak, "packets"))
+        peaks.append(peak)
+    known = [p for p in peaks if p is not None]
+    out.append(row(v.name, "C1|C2", "slow_start_peak_window", max(known) if known else None, "packets"))
+    out.append(row(v.name, "path", "bdp_packets", BDP_PACKETS, "packets"))
+    return out
+
+
 def _derived(res, v: Variant) -> list[dict]:
-    out = []
+    out = _window_rows(res, v) if ",seed=" not in v.name else []
     for f in FLOWS:
         # Seed 002's loss rate: retransmitted Interests / Data received.
         loss, rtt = summary_value(res, f, "retx_per_data"), summary_value(res, f, "mean_rtt_ms")
