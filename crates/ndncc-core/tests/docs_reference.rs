@@ -44,7 +44,7 @@ use ndncc_core::module::srmcc::SrmccMtnConfig;
 use ndncc_core::module::static_stamp::StaticRateStampConfig;
 use ndncc_core::module::ModuleConfig;
 use ndncc_core::queue::ShaperConfig;
-use ndncc_core::queue::{CodelConfig, CodelMarkConfig, DropTailConfig, NfdMarkConfig, QueueConfig};
+use ndncc_core::queue::{CodelConfig, CodelMarkConfig, DropTailConfig, MarkOn, NfdMarkConfig, QueueConfig};
 use ndncc_core::rtt::{Backoff, RttConfig};
 use ndncc_core::scenario::{
     AppSpec, ConsumerSpec, ContentStoreSpec, FaceSelection, LinkSpec, NodeSpec, ProducerSpec, RecordSpec, RouteSpec,
@@ -378,7 +378,11 @@ fn queues() -> Vec<QueueConfig> {
     vec![
         QueueConfig::Droptail(DropTailConfig { packets: Some(100), bytes: Some(Bytes(1000)) }),
         QueueConfig::Codel(CodelConfig { count_reuse: false, ..CodelConfig::default() }),
-        QueueConfig::CodelMark(CodelMarkConfig { count_reuse: false, ..CodelMarkConfig::default() }),
+        QueueConfig::CodelMark(CodelMarkConfig {
+            count_reuse: false,
+            mark_on: MarkOn::NextArrival,
+            ..CodelMarkConfig::default()
+        }),
         QueueConfig::NfdMark(NfdMarkConfig {
             threshold: Some(Bytes(65_536)),
             capacity_bytes: Some(Bytes(150_000)),

@@ -335,7 +335,10 @@ CACHING_VARIANTS = [
     Variant(
         "caching-pcon",
         CACHING,
-        ('defaults.link.queue={type="codel-mark", limit=200}', *_each(("C1", "C2"), (f"rtt={PCON_RTO}",))),
+        (
+            'defaults.link.queue={type="codel-mark", limit=200, count_reuse=false, mark_on="next-arrival"}',
+            *_each(("C1", "C2"), (f"rtt={PCON_RTO}",)),
+        ),
         {},
         "PCON: CoDel marking, the RTO floor raised to 200 ms (pcon_scen2 with PCON)",
     ),

@@ -17,6 +17,15 @@
 //! and leaves the state as soon as a head packet's sojourn time is below `target` (or the
 //! queue holds fewer than `min_bytes` behind it, or it is empty). When the state is entered
 //! again soon after it was left, `count` resumes near where it stopped (the count-reuse rule).
+//!
+//! Which packet carries a mark (`mark_on`): RFC 8289 acts on the head packet it judged
+//! (`"head"`). The original PCON code (CoDelQueue2 under its forwarding strategy) only notes at
+//! the dequeue that the next packet should be marked, and the strategy asks the queue when it
+//! next sends a packet on the face (`isOkToMark`): the packet joining the tail carries the mark,
+//! if the queue was still over target at its last dequeue (`"next-arrival"`). The mark then
+//! waits a whole queue's sojourn before it leaves.
+
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +48,18 @@ pub enum CodelMode {
     Drop,
     /// Send it with a congestion mark (PCON); never drop below the hard limit.
     Mark,
+}
+
+/// Which packet carries a mark the schedule decides on (see the module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarkOn {
+    /// The head packet judged at the dequeue (RFC 8289).
+    #[default]
+    Head,
+    /// The next packet to join the queue, if the queue is still over target (the original
+    /// PCON code).
+    NextArrival,
 }
 
 /// `queue = { type = "codel", ... }`: dropping CoDel.
@@ -98,6 +119,10 @@ pub struct CodelMarkConfig {
     /// PCON queue (CoDelQueue2) restarts at count 1 whenever a packet is below target.
     #[serde(skip_serializing_if = "is_true")]
     pub count_reuse: bool,
+    /// Which packet carries a mark: `"head"` (RFC 8289; default) or `"next-arrival"` (the
+    /// original PCON code: the next packet to join the queue).
+    #[serde(skip_serializing_if = "is_head")]
+    pub mark_on: MarkOn,
 }
 
 impl Default for CodelMarkConfig {
@@ -109,6 +134,7 @@ impl Default for CodelMarkConfig {
             min_bytes: Bytes(0),
             spacing_factor: 1.1,
             count_reuse: true,
+            mark_on: MarkOn::Head,
         }
     }
 }
@@ -129,7 +155,7 @@ impl Plugin for CodelMarkConfig {
         check_codel(&self.as_codel())
     }
     fn build(&self) -> AnyQueue {
-        AnyQueue::Codel(Box::new(Codel::new(&self.as_codel(), CodelMode::Mark)))
+        AnyQueue::Codel(Box::new(Codel::new(&self.as_codel(), CodelMode::Mark).marking_on(self.mark_on)))
     }
 }
 
@@ -151,6 +177,11 @@ impl CodelMarkConfig {
 /// before the key existed.
 fn is_true(b: &bool) -> bool {
     *b
+}
+
+/// Likewise the default of `mark_on`.
+fn is_head(m: &MarkOn) -> bool {
+    *m == MarkOn::Head
 }
 
 fn check_codel(c: &CodelConfig) -> Check {
@@ -182,6 +213,13 @@ pub struct Codel {
     count: u64,
     /// `count` right after the last entry into the state.
     lastcount: u64,
+    mark_on: MarkOn,
+    /// With `mark_on = next-arrival`: a mark decided at a dequeue waits for the next arrival.
+    pending_mark: bool,
+    /// Whether the last packet judged at a dequeue had been over target for an interval.
+    over_target: bool,
+    /// With `mark_on = next-arrival`: whether each waiting packet, head first, carries a mark.
+    carries_mark: VecDeque<bool>,
 }
 
 impl Codel {
@@ -199,7 +237,21 @@ impl Codel {
             drop_next: SimTime::ZERO,
             count: 0,
             lastcount: 0,
+            mark_on: MarkOn::Head,
+            pending_mark: false,
+            over_target: false,
+            carries_mark: VecDeque::new(),
         }
+    }
+
+    /// Put marks on the packets `mark_on` says (marking mode only).
+    pub fn marking_on(mut self, mark_on: MarkOn) -> Codel {
+        self.mark_on = mark_on;
+        self
+    }
+
+    fn marks_next_arrival(&self) -> bool {
+        self.mode == CodelMode::Mark && self.mark_on == MarkOn::NextArrival
     }
 
     /// In the dropping (or marking) state.
@@ -243,10 +295,12 @@ impl Codel {
         match self.fifo.pop() {
             Some(p) => {
                 let ok = self.ok_to_drop(&p, now);
+                self.over_target = ok;
                 Some((p, ok))
             }
             None => {
                 self.first_above = None;
+                self.over_target = false;
                 None
             }
         }
@@ -279,6 +333,12 @@ impl Codel {
         } else if ok {
             mark = true;
             self.enter(now);
+        }
+        if self.mark_on == MarkOn::NextArrival {
+            // The decision waits for the next arrival; this packet carries what it was given
+            // when it joined.
+            self.pending_mark |= mark;
+            mark = self.carries_mark.pop_front().unwrap_or(false);
         }
         Some(Dequeued { packet, mark })
     }
@@ -325,7 +385,18 @@ impl Codel {
 
 impl QueueDisc for Codel {
     fn enqueue(&mut self, packet: Packet, now: SimTime) -> Verdict {
-        self.fifo.enqueue(packet, now)
+        if !self.marks_next_arrival() {
+            return self.fifo.enqueue(packet, now);
+        }
+        // The arrival takes a pending mark (asking consumes it) if the queue was still over
+        // target at its last dequeue. (The dequeue that decided freed a slot, so the first
+        // arrival after it is never tail-dropped.)
+        let carries = std::mem::take(&mut self.pending_mark) && self.over_target;
+        let verdict = self.fifo.enqueue(packet, now);
+        if verdict == Verdict::Queued {
+            self.carries_mark.push_back(carries);
+        }
+        verdict
     }
     fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Packet>) -> Option<Dequeued> {
         match self.mode {
@@ -591,6 +662,54 @@ mod tests {
             q.dequeue(at_ms(50 * i + 50), &mut dropped);
         }
         assert!(!dropped.is_empty());
+    }
+
+    fn next_arrival(limit: usize) -> Codel {
+        Codel::new(&CodelConfig { limit, ..mark_cfg(1.0) }, CodelMode::Mark).marking_on(MarkOn::NextArrival)
+    }
+
+    #[test]
+    fn with_next_arrival_the_packet_joining_after_a_decision_carries_the_mark() {
+        // 300 packets at t = 0, one dequeue per ms: the schedule decides at 105 ms, as in the
+        // head-marking test, but the packet judged then leaves unmarked.
+        let mut q = next_arrival(1000);
+        for s in 0..300 {
+            q.enqueue(pkt(s), SimTime::ZERO);
+        }
+        let mut dropped = Vec::new();
+        for ms in 0..=105 {
+            assert!(!q.dequeue(at_ms(ms), &mut dropped).unwrap().mark);
+        }
+        // The next arrival (segment 1000, at 106 ms) takes the mark; the one after it does not.
+        assert_eq!(q.enqueue(pkt(1000), at_ms(106)), Verdict::Queued);
+        assert_eq!(q.enqueue(pkt(1001), at_ms(106)), Verdict::Queued);
+        // It leaves behind the 194 packets still ahead of it, marked.
+        let marked: Vec<u64> = (106..=301)
+            .filter_map(|ms| q.dequeue(at_ms(ms), &mut dropped))
+            .filter(|d| d.mark)
+            .map(|d| d.packet.name().unwrap().seg)
+            .collect();
+        assert_eq!(marked, vec![1000]);
+        assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn a_pending_mark_is_lost_when_the_queue_fell_below_target_before_the_next_arrival() {
+        let mut dropped = Vec::new();
+        // Decided at 105 ms; the queue then drains below target before anything arrives: the
+        // next arrival is asked, and is not marked (nor is any later one).
+        let mut q = next_arrival(1000);
+        for s in 0..106 {
+            q.enqueue(pkt(s), SimTime::ZERO);
+        }
+        for ms in 0..=105 {
+            q.dequeue(at_ms(ms), &mut dropped);
+        }
+        assert!(q.dequeue(at_ms(106), &mut dropped).is_none());
+        q.enqueue(pkt(500), at_ms(107));
+        q.enqueue(pkt(501), at_ms(107));
+        assert!(!q.dequeue(at_ms(107), &mut dropped).unwrap().mark);
+        assert!(!q.dequeue(at_ms(108), &mut dropped).unwrap().mark);
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub mod droptail;
 pub mod nfd_mark;
 pub mod token_bucket;
 
-pub use codel::{Codel, CodelConfig, CodelMarkConfig, CodelMode};
+pub use codel::{Codel, CodelConfig, CodelMarkConfig, CodelMode, MarkOn};
 pub use droptail::{DropTail, Limit};
 pub use nfd_mark::{NfdMark, NfdMarkConfig};
 pub use token_bucket::{ShaperConfig, ShaperPoll, TokenBucketShaper};
