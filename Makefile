@@ -8,7 +8,7 @@ STAMP := $(VENV)/.ndncc-setup
 RESULTS ?= results
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: setup run test lint package-check bench clean
+.PHONY: setup run test lint package-check bench bench-instructions clean
 
 setup: $(STAMP)
 
@@ -43,6 +43,14 @@ package-check: setup
 bench: setup
 	$(BIN)/ndncc bench --repeat 5
 	$(BIN)/ndncc bench --command
+
+# Instructions, L1d and last-level (1 MB) misses per packet-hop under valgrind's cachegrind: the
+# same on every run of one binary, whatever the machine's load (python/ndncc/instructions.py).
+# valgrind comes from Debian's packages.
+bench-instructions: setup
+	command -v valgrind >/dev/null || { if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends valgrind; else sudo apt-get install -y --no-install-recommends valgrind; fi; }
+	cargo build --release --bin ndncc-bench
+	$(BIN)/python -m ndncc.instructions
 
 clean:
 	rm -rf $(VENV) $(RESULTS) runs .pytest_cache

@@ -1,0 +1,134 @@
+"""Instructions and cache misses per packet-hop (``make bench-instructions``): a measure of the
+engine's speed that does not depend on the machine's load, beside ``ndncc bench``'s wall time.
+
+Each benchmark scenario runs twice under valgrind's cachegrind, for ``T`` and ``2T`` simulated
+seconds, with a 48 KB L1 data cache and a 1 MB last-level cache simulated. The difference of the
+two runs' counts over the difference of their packet-hops is the steady-state cost of one hop:
+set-up, start-up and tear-down cancel out. The counts are the same to the instruction on every
+run of the same binary (the engine is deterministic and its hash maps are not randomised), so a
+change in them is a change in the code.
+
+``python -m ndncc.instructions [--binary PATH] [--seconds T] [NAME ...]`` prints one JSON line
+per scenario; the default names are the standard ones of ``ndncc-bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+#: The scenarios measured when none are named (``ndncc-bench``'s standard set).
+DEFAULT_NAMES = ("dumbbell-1", "dumbbell-20", "dumbbell-1000")
+#: Simulated seconds of the shorter run; the longer one runs twice as long.
+DEFAULT_SECONDS = 2.0
+#: The caches simulated: a 48 KB, 12-way L1 data cache and a 1 MB, 16-way last level, 64-byte
+#: lines (the reference measurements' set-up; the machine's own caches do not matter).
+CACHES = ("--I1=32768,8,64", "--D1=49152,12,64", "--LL=1048576,16,64")
+
+
+class MeasureError(Exception):
+    """A run could not be measured: the message says which and why."""
+
+
+def _counts(out_file: Path) -> dict[str, int]:
+    """The totals of a cachegrind output file, by event name (Ir, D1mr, DLmw, …)."""
+    events: list[str] = []
+    summary: list[int] = []
+    for line in out_file.read_text().splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("summary:"):
+            summary = [int(x) for x in line.split()[1:]]
+    if not events or len(events) != len(summary):
+        raise MeasureError(f"{out_file}: no cachegrind summary")
+    return dict(zip(events, summary))
+
+
+def _run(binary: Path, name: str, seconds: float, work: Path) -> tuple[dict[str, int], int]:
+    """One run of ``name`` for ``seconds`` under cachegrind: its event totals and packet-hops."""
+    out_file = work / f"{name}-{seconds}.cachegrind"
+    cmd = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=yes",
+        *CACHES,
+        f"--cachegrind-out-file={out_file}",
+        str(binary),
+        "--duration",
+        repr(seconds),
+        name,
+    ]
+    run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise MeasureError(f"{name}: the benchmark failed under cachegrind: {last}")
+    try:
+        hops = int(json.loads(run.stdout.strip().splitlines()[-1])["packet_hops"])
+    except (ValueError, KeyError, IndexError) as e:
+        raise MeasureError(f"{name}: no packet-hop count in the benchmark's output ({e})") from e
+    return _counts(out_file), hops
+
+
+def per_hop(short: tuple[dict[str, int], int], long: tuple[dict[str, int], int]) -> dict[str, float]:
+    """The steady-state cost of a hop from a short and a long run: instructions, L1 data misses
+    and last-level misses (data and instruction) per packet-hop."""
+    (a, hops_a), (b, hops_b) = short, long
+    hops = hops_b - hops_a
+    if hops <= 0:
+        raise MeasureError("the longer run did not forward more packets than the shorter one")
+
+    def diff(*events: str) -> float:
+        return sum(b.get(e, 0) - a.get(e, 0) for e in events) / hops
+
+    return {
+        "instructions": diff("Ir"),
+        "l1d_misses": diff("D1mr", "D1mw"),
+        "ll_misses": diff("DLmr", "DLmw", "ILmr"),
+        "hops": float(hops),
+    }
+
+
+def measure(binary: Path, name: str, seconds: float) -> dict:
+    """Instructions and misses per hop of scenario ``name``, with the runs' lengths."""
+    with tempfile.TemporaryDirectory(prefix="ndncc-cachegrind-") as tmp:
+        work = Path(tmp)
+        short = _run(binary, name, seconds, work)
+        long = _run(binary, name, 2 * seconds, work)
+    return {"scenario": name, "seconds": [seconds, 2 * seconds], **per_hop(short, long)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ndncc.instructions", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("names", nargs="*", default=list(DEFAULT_NAMES), help="ndncc-bench scenario names")
+    parser.add_argument("--binary", type=Path, default=Path("target/release/ndncc-bench"), help="ndncc-bench")
+    parser.add_argument(
+        "--seconds", type=float, default=DEFAULT_SECONDS, help="simulated seconds of the short run"
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.seconds <= 3600:
+        print("ndncc.instructions: --seconds must be in (0, 3600]", file=sys.stderr)
+        return 2
+    if shutil.which("valgrind") is None:
+        print("ndncc.instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    if not args.binary.is_file():
+        print(f"ndncc.instructions: {args.binary} not found (cargo build --release)", file=sys.stderr)
+        return 2
+    for name in args.names:
+        try:
+            print(json.dumps(measure(args.binary, name, args.seconds)), flush=True)
+        except MeasureError as e:
+            print(f"ndncc.instructions: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
