@@ -63,6 +63,12 @@ impl Fib {
         self.last = None;
     }
 
+    /// The cost of next hop `face` for exactly `prefix`, if it has that next hop.
+    pub fn route_cost(&self, prefix: &str, face: FaceId) -> Option<u64> {
+        let &i = self.by_prefix.get(&crate::names::canonical(prefix))?;
+        self.entries[i as usize].nexthops.iter().find(|n| n.face == face).map(|n| n.cost)
+    }
+
     /// Remove the next hop `face` of `prefix` (true if there was one). An entry left without
     /// next hops keeps its id (strategies key their state by it) but no longer matches, so a
     /// shorter prefix answers for its names, as when a forwarder erases the entry.

@@ -3,8 +3,12 @@
 //! whoever calls these decides what time it is (the wall clock, in `emulate/`), and a run
 //! stepped to its end handles exactly the events `World::run` would.
 
-use super::{RunEnd, World};
-use crate::ids::AppId;
+use super::app_samples::AppSamples;
+use super::face_samples::FaceSamples;
+use super::{AppSlot, RunEnd, World};
+use crate::app::Application;
+use crate::face::{Face, FaceCounters, FaceKind};
+use crate::ids::{AppId, FaceId, NodeId};
 use crate::time::SimTime;
 
 /// What tells a stalled stepped run from a busy one, carried from one step to the next: events
@@ -57,6 +61,35 @@ impl World {
             }
         }
         Step::Paused
+    }
+
+    /// Attach `app` to `node` by an application face of its own, as `WorldBuilder` does,
+    /// running from the start to the end. Only before the world first runs: emulation gives each
+    /// connection it may accept a face this way, after the scenario's world is built.
+    pub fn attach_app(&mut self, name: &str, node: NodeId, app: Box<dyn Application>) -> (AppId, FaceId) {
+        assert!(!self.started, "attach_app after the world started");
+        let id = AppId(u32::try_from(self.net.apps.len()).expect("fewer than 2^32 apps"));
+        let face = FaceId(u32::try_from(self.net.faces.len()).expect("fewer than 2^32 faces"));
+        self.net.faces.push(Face {
+            id: face,
+            node,
+            name: format!("{}:{name}", self.net.nodes[node.idx()].name),
+            kind: FaceKind::App { app: id },
+            egress: None,
+            link_service: None,
+            pending_interests: 0,
+            counters: FaceCounters::default(),
+            reverse_bandwidth_bps: 0,
+        });
+        self.net.nodes[node.idx()].faces.push(face);
+        self.net.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start: SimTime::ZERO, stop: None });
+        // What sampling keeps per face and per app, sized afresh as `WorldBuilder::build` sizes
+        // it (nothing was sampled yet); an application face is never sampled itself.
+        let sampling = &mut self.engine.sampling;
+        sampling.entity.resize(self.net.faces.len(), None);
+        sampling.face_samples = FaceSamples::new(self.net.faces.len(), sampling.faces.len());
+        sampling.app_samples = AppSamples::new(self.net.apps.len());
+        (id, face)
     }
 
     /// The time of the next event, if any.
