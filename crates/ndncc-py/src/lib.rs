@@ -9,6 +9,7 @@
 mod context;
 mod controllers;
 mod convert;
+mod emulation;
 mod error;
 mod events;
 #[cfg(unix)]
@@ -115,6 +116,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BENCH_SECONDS", ndncc_core::bench::STANDARD_SECONDS)?;
     m.add("BENCH_MAX_SECONDS", ndncc_core::bench::MAX_SECONDS)?;
     m.add_class::<PyScenario>()?;
+    m.add_class::<emulation::PyEmulation>()?;
+    m.add_function(wrap_pyfunction!(emulation::emulate_start, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_str, m)?)?;
     m.add_function(wrap_pyfunction!(import_ndnsim, m)?)?;

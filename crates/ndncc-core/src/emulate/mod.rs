@@ -88,7 +88,8 @@ pub struct Emulation {
     /// (node, URI) of each listening face, with the port each got.
     pub faces: Vec<(String, String)>,
     stop: Arc<AtomicBool>,
-    log: Receiver<String>,
+    /// Behind a lock so that a handle can be shared (the Python binding waits without the GIL).
+    log: Mutex<Receiver<String>>,
     thread: Option<JoinHandle<Result<EmulateOutput, api::Error>>>,
 }
 
@@ -183,12 +184,13 @@ impl Emulation {
             .name("ndncc-emulate".into())
             .spawn(move || run_driver(driver, listeners, trace, pcap, seed))
             .map_err(|e| Error::Face(format!("cannot start the engine thread: {e}")))?;
-        Ok(Emulation { faces, stop, log, thread: Some(thread) })
+        Ok(Emulation { faces, stop, log: Mutex::new(log), thread: Some(thread) })
     }
 
     /// Wait up to `timeout` for a log line or the end.
     pub fn wait(&self, timeout: Duration) -> Event {
-        match self.log.recv_timeout(timeout) {
+        let log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+        match log.recv_timeout(timeout) {
             Ok(line) => Event::Log(line),
             Err(RecvTimeoutError::Timeout) => Event::Quiet,
             Err(RecvTimeoutError::Disconnected) => Event::Ended,
