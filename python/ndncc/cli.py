@@ -216,7 +216,7 @@ def emulate(
     duration or Ctrl-C; print `ready` once listening, then write the run folder."""
     from . import emulation
 
-    sc = load(scenario, list(set_))
+    sc = emulation.load(scenario, list(set_))
     folder = emulation.target_folder(sc, out, overwrite)
     emulation.run(sc, faces, folder, seed=seed, connections=connections, pcap=pcap, overwrite=overwrite)
 

@@ -24,6 +24,16 @@ from .scenario import Scenario, check_seed
 POLL_S = 0.1
 
 
+def load(path: Path, overrides: list[str]) -> Scenario:
+    """Load ``path`` for emulation: a consumer may fetch a prefix no simulated producer serves,
+    since a real application may register it."""
+    return Scenario(
+        _core.load(path, overrides, emulation=True),
+        lambda ov: _core.load(path, ov, emulation=True),
+        overrides,
+    )
+
+
 def start(sc: Scenario, faces: Sequence[str], seed: Optional[int], connections: int, pcap: Optional[Path]):
     """Start emulating ``sc``; a bad ``--face`` or one that cannot listen is bad input."""
     try:

@@ -35,10 +35,16 @@ fn load_from(
     context::within(ctx, load).map(|s| PyScenario::new(s, folder)).map_err(error::scenario_error)
 }
 
-/// Loads a scenario file, applying `key=value` overrides.
+/// Loads a scenario file, applying `key=value` overrides. With `emulation`, a consumer may
+/// fetch a prefix no simulated producer serves (a real application may register it).
 #[pyfunction]
-#[pyo3(signature = (path, overrides=Vec::new()))]
-fn load(path: PathBuf, overrides: Vec<String>) -> PyResult<PyScenario> {
+#[pyo3(signature = (path, overrides=Vec::new(), emulation=false))]
+fn load(path: PathBuf, overrides: Vec<String>, emulation: bool) -> PyResult<PyScenario> {
+    if emulation {
+        return load_from(&path, || {
+            core_scenario::allowing_real_producers(|| core_scenario::load_file(&path, &overrides))
+        });
+    }
     load_from(&path, || core_scenario::load_file(&path, &overrides))
 }
 

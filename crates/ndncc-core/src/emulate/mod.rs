@@ -26,6 +26,7 @@ pub mod bridge;
 pub mod driver;
 pub mod face_app;
 pub mod plan;
+pub mod priority;
 pub mod rib;
 pub mod store;
 pub mod transport;
@@ -132,7 +133,7 @@ fn faces_of(scenario: &Scenario, opts: &EmulateOptions) -> Result<Vec<FaceSpec>,
 impl Emulation {
     /// Build the world, open the listening sockets and start the engine on a thread of its own.
     pub fn start(scenario: &Scenario, opts: &EmulateOptions) -> Result<Emulation, Error> {
-        scenario.validate().map_err(api::Error::from)?;
+        crate::scenario::allowing_real_producers(|| scenario.validate()).map_err(api::Error::from)?;
         let specs = faces_of(scenario, opts)?;
         let seed = opts.seed.unwrap_or(scenario.simulation.seed);
         let mut world = build_world(scenario, seed).map_err(api::Error::from)?;
@@ -225,6 +226,8 @@ fn run_driver(
     pcap: Option<PathBuf>,
     seed: u64,
 ) -> Result<EmulateOutput, api::Error> {
+    let got = priority::raise_current_thread();
+    let _ = driver.log.send(format!("engine thread: {got}"));
     let t0 = Instant::now();
     let end = driver.run();
     for l in &listeners {

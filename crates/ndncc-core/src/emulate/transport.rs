@@ -134,8 +134,16 @@ impl Listener {
     }
 }
 
+/// A thread of the transport, raised as the engine's is: a packet is stamped when its reader
+/// runs, so a reader that wakes late delays it as a late engine would.
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
-    thread::Builder::new().name(name).spawn(f).map(|_| ())
+    thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            super::priority::raise_current_thread();
+            f()
+        })
+        .map(|_| ())
 }
 
 /// Open the listening socket `listen` as listener number `index`; what happens on it goes to
