@@ -67,27 +67,34 @@ def run(
     em = start(sc, faces, seed, connections, trace)
     click.echo("ready " + " ".join(f"{node}={uri}" for node, uri in em.faces))
     sys.stdout.flush()
-    # Ctrl-C ends the emulation and still writes its folder: the process must not be ended from
-    # under it by the command line's interrupt watcher (cli.end_after_interrupt).
+    # Ctrl-C ends the emulation and still writes its folder: a handler of its own asks the engine
+    # to stop (a KeyboardInterrupt could strike anywhere in this loop), and the command line's
+    # interrupt watcher (cli.end_after_interrupt), which would end the process from under it, is
+    # detached. A second Ctrl-C stops at once.
     try:
         signal.set_wakeup_fd(-1)
     except ValueError:
         pass
-    stopping = False
-    while True:
-        try:
+    stopping = []
+
+    def on_sigint(_signum, _frame) -> None:
+        if stopping:
+            raise KeyboardInterrupt
+        stopping.append(True)
+        em.stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        while True:
             said = em.wait(POLL_S)
-        except KeyboardInterrupt:
-            if stopping:
-                raise
-            stopping = True
-            em.stop()
-            click.echo("stopping (Ctrl-C): writing what ran", err=True)
-            continue
-        if said is False:
-            break
-        if said:
-            click.echo(said, err=True)
+            if said is False:
+                break
+            if said:
+                click.echo(said, err=True)
+        if stopping:
+            click.echo("stopped (Ctrl-C): writing what ran", err=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     from .result import Result
 
     raw = em.finish()

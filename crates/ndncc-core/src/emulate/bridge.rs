@@ -93,6 +93,13 @@ impl Bridge {
         Bridge(Arc::new(Mutex::new(shared)))
     }
 
+    /// One more slot; its index.
+    pub fn add_slot(&self) -> usize {
+        let mut shared = self.lock();
+        shared.slots.push(Slot::default());
+        shared.slots.len() - 1
+    }
+
     /// The state, locked. A panic while it was held (a bug) leaves it as it was.
     pub fn lock(&self) -> MutexGuard<'_, Shared> {
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())

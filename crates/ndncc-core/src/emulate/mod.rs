@@ -130,6 +130,39 @@ fn faces_of(scenario: &Scenario, opts: &EmulateOptions) -> Result<Vec<FaceSpec>,
     Ok(out)
 }
 
+/// Give each simulated consumer whose prefix nothing routes yet (a real producer is to register
+/// it) a route on its node to a face that answers nothing, at the highest cost: its Interests
+/// then time out and are sent again at its retransmission timer's pace, where with no route at
+/// all each would be refused at once and sent again at once, a zero-delay loop that stalls the
+/// run. The first registration that covers the prefix takes the waiting route away.
+fn wait_for_real_producers(
+    scenario: &Scenario,
+    world: &mut crate::world::World,
+    bridge: &Bridge,
+    slots: &mut Vec<SlotFace>,
+) -> Vec<rib::Waiting> {
+    let mut waiting = Vec::new();
+    for spec in scenario.apps.values() {
+        let crate::scenario::AppSpec::Consumer(c) = spec else { continue };
+        let Some(node) = world.net.nodes.iter().find(|n| n.name == c.node).map(|n| n.id) else { continue };
+        let Some(name) = world.net.names.get(&c.prefix) else { continue };
+        let net = &mut world.net;
+        if net.nodes[node.idx()].fib.lookup(name, &net.names).is_some() {
+            continue;
+        }
+        if !waiting.iter().any(|w: &rib::Waiting| w.node == node && w.prefix == c.prefix) {
+            // A slot no listener hands out: packets to it are dropped (and counted).
+            let slot = bridge.add_slot();
+            let app = FaceApp::new(format!("wait{slot}"), slot, bridge.clone());
+            let (app_id, face) = world.attach_app(&format!("wait{slot}"), node, Box::new(app));
+            slots.push(SlotFace { app: app_id, face, node, listener: usize::MAX });
+            world.net.nodes[node.idx()].fib.add_route(&c.prefix, face, u64::MAX);
+            waiting.push(rib::Waiting { node, prefix: crate::names::canonical(&c.prefix), face });
+        }
+    }
+    waiting
+}
+
 impl Emulation {
     /// Build the world, open the listening sockets and start the engine on a thread of its own.
     pub fn start(scenario: &Scenario, opts: &EmulateOptions) -> Result<Emulation, Error> {
@@ -151,6 +184,7 @@ impl Emulation {
                 slots.push(SlotFace { app: app_id, face, node, listener: j });
             }
         }
+        let waiting = wait_for_real_producers(scenario, &mut world, &bridge, &mut slots);
         let origins: Vec<_> = slots.iter().map(|s| s.node).collect();
         let plan = RoutePlan::new(scenario, seed, &world, &origins);
         let trace = match &opts.pcap {
@@ -178,8 +212,16 @@ impl Emulation {
         drop(tx);
         let stop = Arc::new(AtomicBool::new(false));
         let (log_tx, log) = mpsc::channel();
-        let driver =
-            Driver::new(world, bridge, Rib::new(plan), slots, rx, log_tx, stop.clone(), stream(seed, "emulate"));
+        let driver = Driver::new(
+            world,
+            bridge,
+            Rib::new(plan, waiting),
+            slots,
+            rx,
+            log_tx,
+            stop.clone(),
+            stream(seed, "emulate"),
+        );
         let pcap = opts.pcap.clone();
         let thread = std::thread::Builder::new()
             .name("ndncc-emulate".into())

@@ -28,9 +28,20 @@ pub struct Registrant {
     pub nfd_face_id: u64,
 }
 
+/// A simulated consumer's route to nowhere, kept until a registration covers its prefix (see
+/// `emulate::wait_for_real_producers`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    pub node: NodeId,
+    /// Canonical prefix text.
+    pub prefix: String,
+    pub face: FaceId,
+}
+
 #[derive(Default)]
 pub struct Rib {
     plan: RoutePlan,
+    waiting: Vec<Waiting>,
     /// Prefix (engine text) → slots holding it, with their cost.
     held: BTreeMap<String, BTreeMap<usize, (Registrant, u64)>>,
     /// (prefix, node, face) of routes this RIB installed towards other nodes → the origins they
@@ -42,8 +53,8 @@ pub struct Rib {
 pub type Reply = (u64, String, Option<ControlParameters>);
 
 impl Rib {
-    pub fn new(plan: RoutePlan) -> Rib {
-        Rib { plan, ..Rib::default() }
+    pub fn new(plan: RoutePlan, waiting: Vec<Waiting>) -> Rib {
+        Rib { plan, waiting, ..Rib::default() }
     }
 
     /// Carry out a management command from `who`.
@@ -87,6 +98,12 @@ impl Rib {
     }
 
     pub fn register(&mut self, world: &mut World, who: Registrant, prefix: &str, cost: u64) {
+        // Waiting routes the new prefix covers are no longer needed, wherever they are.
+        let covered = |w: &Waiting| crate::names::components(&w.prefix).starts_with(&crate::names::components(prefix));
+        for w in self.waiting.iter().filter(|w| covered(w)) {
+            world.net.nodes[w.node.idx()].fib.remove_route(&w.prefix, w.face);
+        }
+        self.waiting.retain(|w| !covered(w));
         let holders = self.held.entry(prefix.to_owned()).or_default();
         let node_had = holders.values().any(|(r, _)| r.node == who.node);
         holders.insert(who.slot, (who, cost));
@@ -192,7 +209,7 @@ mod tests {
         let (sc, mut w) = world();
         let c = w.net.nodes[2].id;
         let plan = RoutePlan::new(&sc, 1, &w, &[c]);
-        let mut rib = Rib::new(plan);
+        let mut rib = Rib::new(plan, Vec::new());
         let app_face = FaceId(99);
         let who = Registrant { slot: 0, node: c, face: app_face, nfd_face_id: 256 };
         let (code, _, applied) = rib.command(&mut w, who, &cmd("register", "/x", None));
@@ -215,7 +232,7 @@ mod tests {
     #[test]
     fn other_commands_and_bad_parameters_get_nfds_codes() {
         let (sc, mut w) = world();
-        let mut rib = Rib::new(RoutePlan::new(&sc, 1, &w, &[]));
+        let mut rib = Rib::new(RoutePlan::new(&sc, 1, &w, &[]), Vec::new());
         let who = Registrant { slot: 0, node: w.net.nodes[0].id, face: FaceId(9), nfd_face_id: 256 };
         let mut c = cmd("register", "/x", None);
         c.module = b"faces".to_vec();
