@@ -158,10 +158,8 @@ impl Driver {
             if now >= end {
                 break self.advance(end);
             }
-            while let Ok(m) = self.inbound.try_recv() {
-                if let Err(e) = self.on_inbound(m) {
-                    return Err(e);
-                }
+            if let Err(e) = self.drain_inbound() {
+                break Err(e);
             }
             if let Err(e) = self.advance(self.wall()) {
                 break Err(e);
@@ -186,6 +184,14 @@ impl Driver {
             c.outlet.close();
         }
         result
+    }
+
+    /// Take in what the sockets reported so far.
+    fn drain_inbound(&mut self) -> Result<(), RunEnd> {
+        while let Ok(m) = self.inbound.try_recv() {
+            self.on_inbound(m)?;
+        }
+        Ok(())
     }
 
     /// Run every event due by `limit`, noting how late each ran.

@@ -210,8 +210,9 @@ mod tests {
         let long = Component { typ: 50, value: vec![0, 5] };
         assert_eq!(engine_key(&[Component::generic(b"a"), long.clone()]), ("/a/50=%00%05".to_owned(), NO_SEGMENT));
         let max = Component::segment(u64::MAX);
-        assert_eq!(engine_key(&[max.clone()]).1, NO_SEGMENT);
-        assert_eq!(from_engine(&[engine_key(&[max.clone()]).0[1..].to_owned()], NO_SEGMENT), vec![max]);
+        let (text, seg) = engine_key(std::slice::from_ref(&max));
+        assert_eq!(seg, NO_SEGMENT);
+        assert_eq!(from_engine(&[text[1..].to_owned()], NO_SEGMENT), vec![max]);
         assert_eq!(engine_key(&[]), ("/".to_owned(), NO_SEGMENT));
     }
 
