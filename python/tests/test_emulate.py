@@ -170,6 +170,12 @@ def test_putchunks_and_catchunks_move_2_mb_through_a_10_mbps_20_ms_bottleneck(tm
     rows = summary(tmp_path / "run")
     assert rows[("R1->R2", "data_sent")] == 0 and rows[("R2->R1", "data_sent")] >= 250
     assert ("run", "lag_p99_ms") in rows
+    # What only an emulation reports is documented, with its kind and unit.
+    page = (ROOT / "docs" / "metrics.md").read_text()
+    for row in json.loads((tmp_path / "run" / "summary.json").read_text()):
+        kind = "run" if row["flow"] == "run" else "real_app"
+        if row["flow"].startswith("ext") or row["metric"].startswith("lag_"):
+            assert f"| `{row['metric']}` | `{kind}` | {row['unit']} |" in page, row
 
 
 def test_a_real_consumer_fetches_from_a_simulated_producer_over_a_unix_socket(tmp_path):
