@@ -230,6 +230,24 @@ mod tests {
     }
 
     #[test]
+    fn a_registration_takes_away_the_waiting_routes_it_covers() {
+        let (sc, mut w) = world();
+        let (a, c) = (w.net.nodes[0].id, w.net.nodes[2].id);
+        let nowhere = FaceId(98);
+        w.net.nodes[0].fib.add_route("/x/y", nowhere, u64::MAX);
+        w.net.nodes[0].fib.add_route("/z", nowhere, u64::MAX);
+        let waiting = vec![
+            Waiting { node: a, prefix: "/x/y".into(), face: nowhere },
+            Waiting { node: a, prefix: "/z".into(), face: nowhere },
+        ];
+        let mut rib = Rib::new(RoutePlan::new(&sc, 1, &w, &[c]), waiting);
+        let who = Registrant { slot: 0, node: c, face: FaceId(99), nfd_face_id: 256 };
+        assert_eq!(rib.command(&mut w, who, &cmd("register", "/x", None)).0, 200);
+        assert_eq!(w.net.nodes[0].fib.route_cost("/x/y", nowhere), None, "covered by /x");
+        assert_eq!(w.net.nodes[0].fib.route_cost("/z", nowhere), Some(u64::MAX), "not covered");
+    }
+
+    #[test]
     fn other_commands_and_bad_parameters_get_nfds_codes() {
         let (sc, mut w) = world();
         let mut rib = Rib::new(RoutePlan::new(&sc, 1, &w, &[]), Vec::new());
