@@ -1,7 +1,7 @@
 """Type stubs for the compiled module ``ndncc._core`` (written by hand; keep in step with crates/ndncc-py)."""
 
 from os import PathLike
-from typing import Callable, Optional, Sequence, TypedDict, Union
+from typing import Any, Callable, Optional, Sequence, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -77,7 +77,9 @@ class Scenario:
         """Run without holding the GIL. ``progress(sim_seconds_done)`` is called about 500 times;
         a falsy return other than ``None`` stops the run with :class:`Interrupted`."""
 
-def load(path: Union[str, PathLike[str]], overrides: Sequence[str] = ...) -> Scenario: ...
+def load(
+    path: Union[str, PathLike[str]], overrides: Sequence[str] = ..., emulation: bool = False
+) -> Scenario: ...
 def load_str(text: str, file: str = "<string>", overrides: Sequence[str] = ...) -> Scenario: ...
 def import_ndnsim(text: str, file: str = "<string>") -> str: ...
 def import_minindn(text: str, file: str = "<string>") -> str: ...
@@ -112,6 +114,9 @@ class InternalError(NdnccError): ...
 
 class TraceError(NdnccError):
     """The packet trace file could not be written."""
+
+class FaceError(NdnccError):
+    """An emulation's ``--face`` is bad (its NODE=URI, its node) or cannot listen."""
 
 class ControllerError(NdnccError):
     """A Python controller raised; the exception it raised is ``__cause__``."""
@@ -182,3 +187,24 @@ def _panic(message: str) -> None:
 def end_after_interrupt(fd: int, grace_s: float) -> None:
     """Ends the process (exit code 130) ``grace_s`` seconds after a SIGINT byte arrives on ``fd``,
     the read end of Python's signal wake-up socket, unless it ended by itself (Unix only)."""
+
+class Emulation:
+    """A running emulation (``ndncc emulate``); its engine runs on a thread of its own."""
+
+    @property
+    def faces(self) -> list[tuple[str, str]]:
+        """``(node, uri)`` of each listening face, with the port it got."""
+    def wait(self, timeout: float) -> Union[str, None, bool]:
+        """A log line, ``None`` if nothing came within ``timeout`` seconds, ``False`` once ended."""
+    def stop(self) -> None: ...
+    def finish(self) -> dict[str, Any]:
+        """The run's raw result dict, with ``"lag"``: events, p50_ms, p90_ms, p99_ms, p999_ms, max_ms."""
+
+def emulate_start(
+    scenario: Scenario,
+    faces: Sequence[str],
+    seed: Optional[int] = None,
+    connections: int = 16,
+    pcap: Optional[str] = None,
+) -> Emulation:
+    """Starts emulating ``scenario`` with real applications on ``faces`` (``NODE=URI``)."""

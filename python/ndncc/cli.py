@@ -173,6 +173,54 @@ def run(
     )
 
 
+@app.command(short_help="Run a scenario in real time with real NDN applications on its nodes.")
+@scenario_arg()
+@click.option(
+    "--face",
+    "faces",
+    metavar="NODE=URI",
+    multiple=True,
+    help="Listen on URI (tcp://127.0.0.1:PORT, udp://127.0.0.1:PORT or unix:///PATH; port 0: any) "
+    "like NFD's face of that transport; each connection becomes an application face on NODE. "
+    "Repeatable.",
+)
+@click.option("--out", "-o", metavar="DIR", help="Output folder (default: runs/<scenario name>).")
+@click.option("--seed", type=int, metavar="N", help="Seed instead of the scenario's.")
+@set_option()
+@click.option(
+    "--connections",
+    type=int,
+    default=16,
+    show_default=True,
+    metavar="N",
+    help="Connections each --face takes at once (1 to 1024).",
+)
+@click.option(
+    "--pcap/--no-pcap",
+    default=None,
+    help="Write a packet trace, trace.pcapng (default: if the scenario asks).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace the output folder even if it holds more than a run.")
+@guarded
+def emulate(
+    scenario: Path,
+    faces: tuple[str, ...],
+    out: Optional[str],
+    seed: Optional[int],
+    set_: tuple[str, ...],
+    connections: int,
+    pcap: Optional[bool],
+    overwrite: bool,
+) -> None:
+    """Run SCENARIO paced to the wall clock, real applications attached by --face, until its
+    duration or Ctrl-C; print `ready` once listening, then write the run folder."""
+    from . import emulation
+
+    sc = emulation.load(scenario, list(set_))
+    folder = emulation.target_folder(sc, out, overwrite)
+    emulation.run(sc, faces, folder, seed=seed, connections=connections, pcap=pcap, overwrite=overwrite)
+
+
 def _count(section: object) -> int:
     return len(section) if isinstance(section, (dict, list)) else 0
 

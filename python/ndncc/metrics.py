@@ -513,6 +513,8 @@ SUMMARY_METRICS = frozenset(
         *("pit_expired", "ip_unroutable", "mcast_unroutable", "share", "events", "packet_hops"),
         *("sim_seconds", "conservation_ok", "events_recorded_until_s"),
         *("in_flight_limit", "in_flight_limit_reached_s"),
+        *("connections", "interests_in", "data_in", "nacks_in", "interests_out", "data_out"),
+        *("nacks_out", "bytes_in", "bytes_out", "orphaned", "lag_p50_ms", "lag_p99_ms", "lag_max_ms"),
     }
 )
 

@@ -32,7 +32,7 @@ ALL = list(commands(cli.app))
 
 def test_the_cli_has_the_commands_the_issue_asks_for():
     expected = {"run", "validate", "plot", "bench", "topo convert", "reproduce", "sweep", "scenarios list"}
-    expected.add("scenarios copy")
+    expected |= {"scenarios copy", "emulate"}
     assert {path for path, _ in ALL} == expected
 
 

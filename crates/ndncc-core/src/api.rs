@@ -111,7 +111,7 @@ fn trace_error(path: &std::path::Path, e: impl std::fmt::Display) -> Error {
 }
 
 /// Open the packet trace and attach it to `world`'s tap.
-fn start_trace(
+pub(crate) fn start_trace(
     path: &std::path::Path,
     world: &mut World,
     scenario: &Scenario,
@@ -126,12 +126,12 @@ fn start_trace(
     Ok(tap)
 }
 
-fn finish_trace(tap: &Arc<Mutex<PcapTap>>, path: &std::path::Path) -> Result<Vec<TraceCounts>, Error> {
+pub(crate) fn finish_trace(tap: &Arc<Mutex<PcapTap>>, path: &std::path::Path) -> Result<Vec<TraceCounts>, Error> {
     let mut tap = tap.lock().map_err(|e| trace_error(path, e))?;
     tap.finish().map_err(|e| trace_error(path, e))
 }
 
-fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
+pub(crate) fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
     let summary = world.summary();
     let stats = RunStats {
         sim_seconds: world.end_time().as_secs_f64(),
@@ -159,7 +159,7 @@ fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
 }
 
 /// A run's end as a result: `Ok` when it ran to its end time.
-fn finished(end: RunEnd) -> Result<(), Error> {
+pub(crate) fn finished(end: RunEnd) -> Result<(), Error> {
     match end {
         RunEnd::Finished => Ok(()),
         RunEnd::Interrupted => Err(Error::Interrupted),

@@ -19,6 +19,7 @@ pub mod bench;
 pub mod cc;
 pub mod ctx;
 pub mod egress;
+pub mod emulate;
 pub mod event_queue;
 pub mod face;
 pub mod face_selection;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Modules above the engine: they read scenarios and build worlds from them. Nothing else may
 /// import them.
-const SCENARIO_SIDE: [&str; 4] = ["scenario", "instantiate", "api", "bench"];
+const SCENARIO_SIDE: [&str; 5] = ["scenario", "instantiate", "api", "bench", "emulate"];
 
 /// Edges allowed to close a cycle, each with the reason it must. Empty: none is.
 const ALLOWED: [(&str, &str); 0] = [];

@@ -9,6 +9,7 @@
 //!  │                   its __cause__ (with its traceback)
 //!  ├── Interrupted
 //!  ├── TraceError      the packet trace could not be written
+//!  ├── FaceError       an emulation's --face is bad or cannot listen
 //!  └── InternalError
 //! ```
 
@@ -49,6 +50,12 @@ create_exception!(
 );
 create_exception!(ndncc._core, InternalError, NdnccError, "A bug in ndncc; please report it.");
 create_exception!(ndncc._core, TraceError, NdnccError, "The packet trace file could not be written.");
+create_exception!(
+    ndncc._core,
+    FaceError,
+    NdnccError,
+    "An emulation's face is bad (its NODE=URI, its node) or its socket cannot listen."
+);
 
 /// A `ScenarioError` carrying the location of the problem as attributes.
 pub fn scenario_error(err: scenario::ScenarioError) -> PyErr {
@@ -122,5 +129,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ControllerError", py.get_type_bound::<ControllerError>())?;
     m.add("InternalError", py.get_type_bound::<InternalError>())?;
     m.add("TraceError", py.get_type_bound::<TraceError>())?;
+    m.add("FaceError", py.get_type_bound::<FaceError>())?;
     Ok(())
 }

@@ -9,6 +9,7 @@
 mod context;
 mod controllers;
 mod convert;
+mod emulation;
 mod error;
 mod events;
 #[cfg(unix)]
@@ -34,10 +35,16 @@ fn load_from(
     context::within(ctx, load).map(|s| PyScenario::new(s, folder)).map_err(error::scenario_error)
 }
 
-/// Loads a scenario file, applying `key=value` overrides.
+/// Loads a scenario file, applying `key=value` overrides. With `emulation`, a consumer may
+/// fetch a prefix no simulated producer serves (a real application may register it).
 #[pyfunction]
-#[pyo3(signature = (path, overrides=Vec::new()))]
-fn load(path: PathBuf, overrides: Vec<String>) -> PyResult<PyScenario> {
+#[pyo3(signature = (path, overrides=Vec::new(), emulation=false))]
+fn load(path: PathBuf, overrides: Vec<String>, emulation: bool) -> PyResult<PyScenario> {
+    if emulation {
+        return load_from(&path, || {
+            core_scenario::allowing_real_producers(|| core_scenario::load_file(&path, &overrides))
+        });
+    }
     load_from(&path, || core_scenario::load_file(&path, &overrides))
 }
 
@@ -115,6 +122,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BENCH_SECONDS", ndncc_core::bench::STANDARD_SECONDS)?;
     m.add("BENCH_MAX_SECONDS", ndncc_core::bench::MAX_SECONDS)?;
     m.add_class::<PyScenario>()?;
+    m.add_class::<emulation::PyEmulation>()?;
+    m.add_function(wrap_pyfunction!(emulation::emulate_start, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_str, m)?)?;
     m.add_function(wrap_pyfunction!(import_ndnsim, m)?)?;

@@ -63,6 +63,11 @@ impl PyScenario {
     pub fn new(inner: Scenario, folder: Option<PathBuf>) -> PyScenario {
         PyScenario { inner, folder }
     }
+
+    /// The core scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.inner
+    }
 }
 
 /// The engine's tick for a run started from Python, which ends at `end` simulated seconds: it

@@ -63,6 +63,25 @@ impl Fib {
         self.last = None;
     }
 
+    /// The cost of next hop `face` for exactly `prefix`, if it has that next hop.
+    pub fn route_cost(&self, prefix: &str, face: FaceId) -> Option<u64> {
+        let &i = self.by_prefix.get(&crate::names::canonical(prefix))?;
+        self.entries[i as usize].nexthops.iter().find(|n| n.face == face).map(|n| n.cost)
+    }
+
+    /// Remove the next hop `face` of `prefix` (true if there was one). An entry left without
+    /// next hops keeps its id (strategies key their state by it) but no longer matches, so a
+    /// shorter prefix answers for its names, as when a forwarder erases the entry.
+    pub fn remove_route(&mut self, prefix: &str, face: FaceId) -> bool {
+        let Some(&i) = self.by_prefix.get(&crate::names::canonical(prefix)) else { return false };
+        let e = &mut self.entries[i as usize];
+        let before = e.nexthops.len();
+        e.nexthops.retain(|n| n.face != face);
+        self.cache.clear();
+        self.last = None;
+        e.nexthops.len() < before
+    }
+
     /// Longest-prefix match for the interned name `id`. Inline: nearly every lookup asks for
     /// the name asked for last (a flow's packets follow each other).
     #[inline]
@@ -88,7 +107,9 @@ impl Fib {
                 continue;
             }
             let prefix = if len == 0 { "/".to_string() } else { format!("/{}", name[..len].join("/")) };
-            if let Some(&i) = self.by_prefix.get(&prefix) {
+            // An entry whose last next hop was removed matches nothing (routes added in a run
+            // from outside, `remove_route`; a scenario's entries always have next hops).
+            if let Some(&i) = self.by_prefix.get(&prefix).filter(|&&i| !self.entries[i as usize].nexthops.is_empty()) {
                 best = Some(i);
                 break;
             }
@@ -124,6 +145,22 @@ mod tests {
         assert_eq!(hop(&mut fib, abc), FaceId(2));
         assert_eq!(hop(&mut fib, ax), FaceId(1));
         assert_eq!(hop(&mut fib, z), FaceId(0));
+    }
+
+    #[test]
+    fn a_removed_route_falls_back_to_a_shorter_prefix() {
+        let mut names = NameTable::default();
+        let mut fib = Fib::default();
+        fib.add_route("/a", FaceId(1), 1);
+        fib.add_route("/a/b", FaceId(2), 1);
+        let ab = names.intern("/a/b/c");
+        assert_eq!(fib.lookup(ab, &names), Some(1));
+        assert!(fib.remove_route("/a/b", FaceId(2)));
+        assert!(!fib.remove_route("/a/b", FaceId(2)));
+        assert!(!fib.remove_route("/x", FaceId(2)));
+        assert_eq!(fib.lookup(ab, &names), Some(0));
+        fib.add_route("/a/b", FaceId(3), 1);
+        assert_eq!(fib.lookup(ab, &names), Some(1), "the entry keeps its id");
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub use types::{
     name_covers, split_face, ClockPhase, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec,
     RoutingMetric, RoutingMode, RoutingSpec, Scenario, SimulationSpec, NODE_KEYS,
 };
+pub use validate::allowing_real_producers;
 
 /// Topology import from other simulators' files. Each returns a scenario with nodes, links
 /// and computed routing, no apps, and a duration of 10 s (add apps and change the duration

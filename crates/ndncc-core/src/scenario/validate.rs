@@ -63,6 +63,25 @@ fn check_prefix(key: String, prefix: &str) -> Check {
     }
 }
 
+thread_local! {
+    /// Consumers may fetch prefixes no simulated producer serves (see `allowing_real_producers`).
+    static REAL_PRODUCERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Load or validate scenarios within `f` for emulation, where a consumer's prefix may be served
+/// by a real application that registers it while the run goes on: the check that a simulated
+/// producer or a static route serves it is left out. Scoped to the calling thread and to `f`.
+pub fn allowing_real_producers<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            REAL_PRODUCERS.with(|c| c.set(self.0));
+        }
+    }
+    let _reset = Reset(REAL_PRODUCERS.with(|c| c.replace(true)));
+    f()
+}
+
 impl Scenario {
     /// Check a scenario built in code (loading checks already). The error names the key; it
     /// has no file or line.
@@ -478,6 +497,9 @@ impl Scenario {
     /// A consumer's prefix must be served by a producer (reachable over links when routes are
     /// computed) or be covered by a static route on the consumer's node.
     fn check_reachable<'a>(&'a self, key: &str, c: &ConsumerSpec, parts: &mut Option<Parts<'a>>) -> Check {
+        if REAL_PRODUCERS.with(std::cell::Cell::get) {
+            return Ok(());
+        }
         if self.routes.iter().any(|r| r.node == c.node && name_covers(&r.prefix, &c.prefix)) {
             return Ok(());
         }

@@ -205,7 +205,7 @@ impl Engine {
     }
 
     /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
-    fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
+    pub(super) fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
         let now = self.queue.now();
         let waker = &mut self.wakers[app.idx()];
         // As `Node::align` on the app's node.

@@ -17,6 +17,7 @@ mod mcast;
 pub mod ndn;
 mod network;
 mod probe;
+mod realtime;
 mod sampling;
 #[cfg(test)]
 mod shortcut_tests;
@@ -25,6 +26,7 @@ pub use builder::{LinkParams, WorldBuilder};
 pub use effects::Effects;
 pub use network::{AppSlot, Link, McastRoute, Network, Node, NodeCounters};
 pub use probe::{jain_index, FlowKey};
+pub use realtime::{Step, StepState};
 
 use crate::app::Conservation;
 use crate::face::FaceKind;
