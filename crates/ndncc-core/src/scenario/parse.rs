@@ -16,7 +16,8 @@ use super::types::{NodeSpec, Scenario, NODE_KEYS};
 use super::validate::{check_link_settings, check_node_settings};
 
 /// The sections a scenario file may have.
-pub const ROOT_KEYS: &[&str] = &["simulation", "defaults", "nodes", "links", "routing", "routes", "apps", "record"];
+pub const ROOT_KEYS: &[&str] =
+    &["simulation", "defaults", "nodes", "links", "routing", "routes", "apps", "record", "events"];
 
 /// What is needed to put a key path back into the file: positions and provenance.
 pub(crate) struct Context {
@@ -140,9 +141,34 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
         scenario.simulation.name = file_stem(file);
     }
     scenario.resolve_in_place().map_err(|e| ctx.invalid(e))?;
+    load_traces(&mut scenario, file, &ctx)?;
     scenario.check().map_err(|e| ctx.invalid(e))?;
     check_defaults(rendered_doc.as_table(), &ctx)?;
     Ok(scenario)
+}
+
+/// Read the files link bandwidths follow, relative to the scenario file's folder (the working
+/// folder for a scenario that is not a file), and show each link's bandwidth from them.
+fn load_traces(scenario: &mut Scenario, file: &str, ctx: &Context) -> Result<(), ScenarioError> {
+    let base = std::path::Path::new(file).parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    for (name, link) in scenario.links.iter_mut() {
+        for (k, t) in link.traces.each_mut() {
+            let key = join(&join("links", name), k);
+            t.validate().map_err(|e| ctx.invalid(e.under(&key)))?;
+            t.load(&base).map_err(|m| ctx.locate(&key, &m))?;
+        }
+        let nominal = |t: &Option<crate::scenario::TraceSpec>| t.as_ref().and_then(|t| t.nominal());
+        if let Some(b) = nominal(&link.traces.both) {
+            link.bandwidth = b;
+        }
+        if let Some(b) = nominal(&link.traces.ab) {
+            link.bandwidth_ab = Some(b);
+        }
+        if let Some(b) = nominal(&link.traces.ba) {
+            link.bandwidth_ba = Some(b);
+        }
+    }
+    Ok(())
 }
 
 /// `[defaults.link]` and `[defaults.node]` by themselves: a default is checked even where every
@@ -242,11 +268,13 @@ fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioErro
     }
     for (k, item) in root.iter() {
         let path = join("", k);
-        if k == "routes" {
+        if k == "routes" || k == "events" {
             let is_list =
                 item.is_array_of_tables() || item.as_array().is_some_and(|a| a.iter().all(|v| v.is_inline_table()));
             if !is_list {
-                return Err(ctx.locate(&path, "expected a list of tables: one [[routes]] table per route"));
+                let what =
+                    if k == "routes" { "one [[routes]] table per route" } else { "one [[events]] table per event" };
+                return Err(ctx.locate(&path, &format!("expected a list of tables: {what}")));
             }
         } else if !item.is_table_like() {
             return Err(ctx.locate(&path, &format!("expected a table: [{k}]")));
