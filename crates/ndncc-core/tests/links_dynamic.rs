@@ -450,3 +450,78 @@ fn a_scenario_with_a_trace_writes_out_and_reads_back_the_same() {
     assert_eq!(again.links, sc.links);
     assert_eq!(again.events, sc.events);
 }
+
+#[test]
+fn a_node_takes_a_new_strategy_at_its_instant() {
+    let events = r#"
+[[events]]
+at = "5s"
+node = "C"
+action = "set"
+strategy = { type = "multicast" }
+"#;
+    let out = run_in(&folder("strategy"), &diamond("best-route", true, "0s", NDN_APPS, events));
+    let on = |face: &str, t: f64| face_at(&out, face, "bytes_sent", t);
+    // Best route keeps to R1; multicast sends every Interest both ways from then on.
+    assert_eq!(on("C->R2", 5.0), 0.0);
+    assert!(on("C->R2", 6.0) > 0.0);
+    let (r1, r2) = (on("C->R1", 10.0) - on("C->R1", 6.0), on("C->R2", 10.0) - on("C->R2", 6.0));
+    assert_eq!(r1, r2, "multicast sends the same Interests on both faces");
+}
+
+#[test]
+fn a_shorter_delay_lets_no_packet_overtake_one_on_the_wire() {
+    let events = r#"
+[[events]]
+at = "2s"
+link = "C-P"
+action = "set"
+delay = "1ms"
+"#;
+    // A window of 450 keeps the 12 Mbit/s link busy over its 400 ms round trip: Data are on
+    // the wire when the delay drops.
+    let text = two_nodes("4s", 450, "bandwidth = \"12Mbps\"", events).replace("delay = \"5ms\"", "delay = \"200ms\"");
+    let file = folder("fifo").join("scenario.toml");
+    let sc = load_str(&text, &file.display().to_string(), &[]).unwrap();
+    let mut world = ndncc_core::instantiate::build_world(&sc, 1).unwrap();
+    type Seen = std::sync::Arc<std::sync::Mutex<(Vec<u64>, Vec<(SimTime, u64)>)>>;
+    let seen: Seen = Default::default();
+    /// Data as P puts them on the wire, and as they arrive at C.
+    struct Watch(Seen);
+    impl ndncc_core::tap::PacketTap for Watch {
+        fn on_packet(
+            &mut self,
+            now: SimTime,
+            _face: ndncc_core::ids::FaceId,
+            point: ndncc_core::tap::TapPoint,
+            p: &ndncc_core::packet::Packet,
+        ) {
+            let Some(seg) = p.ndn().filter(|_| p.is_data()).map(|h| h.name.seg) else { return };
+            let mut s = self.0.lock().unwrap();
+            match point {
+                ndncc_core::tap::TapPoint::Transmit => s.0.push(seg),
+                ndncc_core::tap::TapPoint::Arrive => s.1.push((now, seg)),
+                _ => {}
+            }
+        }
+    }
+    world.set_tap(Box::new(Watch(seen.clone())));
+    let end = world.run(ndncc_core::time::SimDuration::ZERO, &mut |_| true);
+    assert_eq!(end, ndncc_core::world::RunEnd::Finished);
+    let (sent, arrivals) = seen.lock().unwrap().clone();
+    // Data reach C in the order P sent them, though those sent after 2 s had 199 ms less to
+    // travel: they wait behind the ones already on the wire.
+    let order: Vec<u64> = arrivals.iter().map(|a| a.1).collect();
+    assert_eq!(order[..], sent[..order.len()]);
+    assert!(arrivals.windows(2).all(|w| w[0].0 <= w[1].0));
+    // The link stayed busy: 1,000 Data a second arrive after the change as before it.
+    let count = |a: u64, b: u64| {
+        arrivals.iter().filter(|x| x.0 >= SimTime(a * 1_000_000) && x.0 < SimTime(b * 1_000_000)).count()
+    };
+    assert!(
+        count(1_000, 2_000) >= 900 && count(3_000, 4_000) >= 990,
+        "{} then {}",
+        count(1_000, 2_000),
+        count(3_000, 4_000)
+    );
+}
