@@ -146,9 +146,9 @@ fn on_interest(
     // A face that is down is no next hop, as NFD drops a failed face's routes at once
     // (routing finds other paths later). No face is down in a world without failures.
     let faces = &net.faces;
-    let usable = |h: &NextHop| h.face != in_face && (net.faces_down == 0 || !faces[h.face.idx()].is_down());
-    let nexthops = if !all.iter().all(usable) {
-        filtered = all.iter().filter(|h| usable(h)).copied().collect();
+    let down = |h: &NextHop| faces[h.face.idx()].is_down();
+    let nexthops = if all.iter().any(|h| h.face == in_face) || (net.faces_down > 0 && all.iter().any(down)) {
+        filtered = all.iter().filter(|h| h.face != in_face && !down(h)).copied().collect();
         &filtered[..]
     } else {
         &all[..]
