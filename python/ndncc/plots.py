@@ -295,14 +295,17 @@ MAX_CAPACITY_PANELS = 6
 
 def _capacity(run: output.RunFolder) -> pl.DataFrame:
     """Capacity and throughput of each face whose link changes (a trace, ``[[events]]``), in
-    Mbit/s per sampling interval: ``metric`` is "capacity" or "throughput"."""
-    return metrics.link_capacity(run.faces)
+    Mbit/s per sampling interval, one line each: entity "FACE capacity" or "FACE sent" (so that
+    a panel of :func:`panels_figure` draws them apart)."""
+    frame = metrics.link_capacity(run.faces)
+    words = pl.when(pl.col("metric") == "capacity").then(pl.lit(" capacity")).otherwise(pl.lit(" sent"))
+    return frame.with_columns(entity=pl.col("entity") + words)
 
 
 @figures.styled
 def _draw_capacity(run: output.RunFolder, labels: Mapping[str, str]) -> Optional["Figure"]:
     """One panel per changing face: what the link offered beside what the face sent."""
-    frame = _capacity(run)
+    frame = metrics.link_capacity(run.faces)
     if frame.is_empty():
         return None
     faces = sorted(frame["entity"].unique().to_list())[:MAX_CAPACITY_PANELS]

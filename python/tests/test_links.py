@@ -86,6 +86,11 @@ def test_the_capacity_figure_shows_each_changing_face_and_keeps_the_house_rules(
         assert ax.get_ylabel() == "rate [Mbit/s]"
         assert [t.get_text() for t in ax.get_legend().get_texts()] == ["capacity", "sent"]
     assert "capacity" in {s.stem for s in plots.FIGURES}
+    # As a panel among others, capacity and throughput are lines of their own.
+    panels = failover.plot(["window", "capacity"])
+    assert figures.problems(panels) == []
+    names = [t.get_text() for t in panels.axes[1].get_legend().get_texts()]
+    assert names == ["P->R1 capacity", "P->R1 sent", "R1->P capacity", "R1->P sent"]
 
 
 def test_the_cellular_scenario_reads_its_traces_next_to_it():
