@@ -93,8 +93,8 @@ def test_the_capacity_figure_shows_each_changing_face_and_keeps_the_house_rules(
     assert names == ["P->R1 capacity", "P->R1 sent", "R1->P capacity", "R1->P sent"]
 
 
-def test_the_cellular_scenario_reads_its_traces_next_to_it():
-    result = ndncc.load(ROOT / "scenarios" / "cellular.toml", ["simulation.duration=10s"]).run()
+def test_the_trace_cellular_scenario_reads_its_traces_next_to_it():
+    result = ndncc.load(ROOT / "scenarios" / "trace-cellular.toml", ["simulation.duration=10s"]).run()
     caps = result.faces().filter((pl.col("entity") == "R->C") & (pl.col("metric") == "capacity"))
     # The downlink trace steps between 2 and 30 Mbit/s every 250 ms: 100 ms samples see both.
     assert caps["value"].max() > 20e6
