@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import ndncc
-from ndncc import cli, figures, metrics, plots
+from ndncc import cli, figures, metrics, plots, shipped
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,6 +104,17 @@ def test_the_trace_cellular_scenario_reads_its_traces_next_to_it():
     assert 0.3 < summary_value(result, "R->C", "utilisation") <= 1.0
     assert summary_value(result, "pcon", "data_received") > 0
     assert summary_value(result, "aimd", "data_received") > 0
+
+
+def test_a_copied_cellular_scenario_takes_its_traces_along(tmp_path):
+    written = shipped.copy("trace-cellular", tmp_path)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == [
+        "trace-cellular.toml",
+        "traces/cellular-down.trace",
+        "traces/cellular-up.trace",
+    ]
+    scenario = ndncc.load(tmp_path / "trace-cellular.toml")
+    assert scenario.name == "trace-cellular"
 
 
 EVENTS_BASE = """\
