@@ -147,6 +147,29 @@ def throughput(series: pl.DataFrame, summary: Summary = None, bin_s: Optional[fl
     return _binned_rate(counters, bin_s, 8.0 / 1e3, "throughput_kbps")
 
 
+def link_capacity(faces: pl.DataFrame) -> pl.DataFrame:
+    """Capacity and throughput of every face whose link changes (a delivery trace, a rate
+    series, ``[[events]]``), in Mbit/s per recording interval: ``metric`` is ``"capacity"`` (the
+    face's ``capacity`` series: what the link offered over the interval ending at ``t``) or
+    ``"throughput"`` (the rise of its ``bytes_sent`` over that interval × 8 / its width). The
+    first sample, at 0, covers no time and is left out."""
+    cap = faces.filter(pl.col("metric") == "capacity")
+    if cap.is_empty():
+        return pl.DataFrame(schema=LONG_SCHEMA)
+    changing = cap["entity"].unique().to_list()
+    sent = (
+        faces.filter((pl.col("metric") == "bytes_sent") & pl.col("entity").is_in(changing))
+        .sort("entity", "t")
+        .with_columns(
+            value=(pl.col("value").diff().over("entity") * 8.0 / pl.col("t").diff().over("entity") / 1e6),
+            metric=pl.lit("throughput"),
+        )
+    )
+    capacity = cap.with_columns(value=pl.col("value") / 1e6)
+    out = pl.concat([capacity.select(list(LONG_SCHEMA)), sent.select(list(LONG_SCHEMA))])
+    return out.filter(pl.col("t") > 0).drop_nulls("value").sort("entity", "metric", "t")
+
+
 def data_rate(series: pl.DataFrame, bin_s: Optional[float] = None) -> pl.DataFrame:
     """Data packets received per second per consumer, in bins (metric ``data_packets_per_s``):
     the fallback of :func:`throughput` when the payload size is unknown."""
@@ -376,6 +399,8 @@ METRIC_WORDS = {
     "late_data": "late Data",
     "max_queue_packets": "largest queue",
     "utilisation": "link utilisation",
+    "capacity_mean": "mean link capacity",
+    "drops_link_down": "drops while the link was down",
     "conservation_ok": "Interest conservation holds",
     "packet_hops": "packet hops",
     "sim_seconds": "simulated time",
@@ -457,6 +482,8 @@ SERIES_UNITS: dict[str, Any] = {
     "bytes_sent": "bytes",
     "drops": "packets",
     "shaper_len": "Interests",
+    "capacity": "bit/s",
+    "utilisation": "ratio",
     "frames_lost": "count",
     "spurious_losses": "count",
     "acks_sent": "count",
@@ -507,6 +534,7 @@ SUMMARY_METRICS = frozenset(
         *("final_rate_kbps", "feedback_sent", "rtt_estimate_ms", "interests_received", "data_sent"),
         *("bytes_sent", "ip_bytes_sent", "mcast_bytes_sent", "drops_queue", "drops_aqm"),
         *("drops_shaper", "drops_loss", "drops_underlay", "max_queue_packets", "utilisation"),
+        *("drops_link_down", "capacity_mean"),
         *("sojourn_mean_ms", "sojourn_p50_ms", "sojourn_p95_ms", "sojourn_p99_ms", "jain_index"),
         *("jain_flows", "frames_lost", "spurious_losses", "ack_frames_sent", "nacks_sent"),
         *("link_timeout_s", "cs_hits", "aggregated", "duplicates", "no_route", "unsolicited_data"),

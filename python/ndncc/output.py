@@ -39,7 +39,7 @@ TRACE = "trace.pcapng"
 
 #: The figures a run folder may hold, by file stem (``ndncc.plots.FIGURES`` draws them), and the
 #: formats each may be in. Named here so that telling a run folder needs no plotting library.
-FIGURE_STEMS = ("window", "rate", "rtt", "rtt_cdf", "queue", "throughput")
+FIGURE_STEMS = ("window", "rate", "rtt", "rtt_cdf", "queue", "throughput", "capacity")
 FIGURE_FORMATS = ("png", "pdf", "svg")
 
 #: Every file :meth:`ndncc.Result.save` and ``ndncc plot`` may put in a run folder.

@@ -287,6 +287,48 @@ def _draw_queue(run: output.RunFolder, labels: Mapping[str, str]) -> Optional["F
     return fig
 
 
+# --- links that change ----------------------------------------------------------------------
+
+#: At most this many faces get a panel of their own in ``capacity.png``.
+MAX_CAPACITY_PANELS = 6
+
+
+def _capacity(run: output.RunFolder) -> pl.DataFrame:
+    """Capacity and throughput of each face whose link changes (a trace, ``[[events]]``), in
+    Mbit/s per sampling interval, one line each: entity "FACE capacity" or "FACE sent" (so that
+    a panel of :func:`panels_figure` draws them apart)."""
+    frame = metrics.link_capacity(run.faces)
+    words = pl.when(pl.col("metric") == "capacity").then(pl.lit(" capacity")).otherwise(pl.lit(" sent"))
+    return frame.with_columns(entity=pl.col("entity") + words)
+
+
+@figures.styled
+def _draw_capacity(run: output.RunFolder, labels: Mapping[str, str]) -> Optional["Figure"]:
+    """One panel per changing face: what the link offered beside what the face sent."""
+    frame = metrics.link_capacity(run.faces)
+    if frame.is_empty():
+        return None
+    faces = sorted(frame["entity"].unique().to_list())[:MAX_CAPACITY_PANELS]
+    fig = figures.new_figure(1.0, figures.panel_height(len(faces), 0.25, 0.15))
+    axes = fig.subplots(len(faces), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, face in zip(axes, faces):
+        rows = frame.filter(pl.col("entity") == face)
+        for metric, words, style in (("capacity", "capacity", "-"), ("throughput", "sent", "-")):
+            part = rows.filter(pl.col("metric") == metric).sort("t")
+            ax.step(part["t"].to_numpy(), part["value"].to_numpy(), where="pre", label=words, linestyle=style)
+        top = float(rows["value"].max() or 0.0)
+        ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
+        ax.set_title(f"Face {labels.get(face, face)}", fontsize="medium")
+        ax.set_ylabel("rate [Mbit/s]")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best")
+    axes[-1].set_xlabel("time [s]")
+    step = metrics.sample_step(frame)
+    title = "Link capacity and throughput"
+    fig.suptitle(f"{title}, per {step:g} s interval" if step else title)
+    return fig
+
+
 # --- RTT ---------------------------------------------------------------------------------------
 
 
@@ -321,6 +363,14 @@ FIGURES = (
         "queue.png", "Queue length per face", "queue [packets]", _queue, _draw_queue, legend_title="face"
     ),
     FigureSpec("throughput.png", "Throughput per flow", "throughput [kbit/s]", _throughput, _draw_throughput),
+    FigureSpec(
+        "capacity.png",
+        "Link capacity and throughput",
+        "rate [Mbit/s]",
+        _capacity,
+        _draw_capacity,
+        legend_title="face",
+    ),
 )
 
 

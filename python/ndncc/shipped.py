@@ -121,8 +121,9 @@ def copy(name: str, dest: Union[str, Path], force: bool = False) -> list[Path]:
     what was written.
 
     A sweep file takes its scenario along: the scenario is written beside it and the copy's
-    ``scenario`` line points there. Existing files are refused, before anything is written,
-    unless ``force``."""
+    ``scenario`` line points there; the trace files a scenario's links follow go along, at the
+    same relative paths. Existing files are refused, before anything is written, unless
+    ``force``."""
     source = find(name)
     names_folder = str(dest).endswith(("/", os.sep))
     dest = Path(dest)
@@ -150,6 +151,12 @@ def copy(name: str, dest: Union[str, Path], force: bool = False) -> list[Path]:
         if not found:  # a shipped sweep file names its scenario on one line; a test keeps it so
             raise RuntimeError(f'{source.path}: no `scenario = "..."` line to point at the copy')
         writes[target] = pointed
+    # The trace files a scenario's links follow (paths relative to the scenario) go along.
+    scenario_source = _scenario_of(source)
+    for rel in _TRACE_LINE.findall(scenario_source.read_text(encoding="utf-8")):
+        trace = scenario_source.parent / rel
+        if not Path(rel).is_absolute() and trace.is_file():
+            writes[target.parent / rel] = trace.read_text(encoding="utf-8")
     existing = [p for p in writes if p.exists()]
     for p in existing:
         if p.is_dir():
@@ -158,5 +165,19 @@ def copy(name: str, dest: Union[str, Path], force: bool = False) -> list[Path]:
         names = ", ".join(str(p) for p in existing)
         raise BadInput(f"{names}: already there (add --force to replace)")
     for path, body in writes.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body, encoding="utf-8")
     return list(writes)
+
+
+#: A link bandwidth that follows a file: ``{ trace = "traces/x.trace" }`` or ``{ series = "…" }``.
+_TRACE_LINE = re.compile(r'\b(?:trace|series)\s*=\s*"([^"]+)"')
+
+
+def _scenario_of(source: Shipped) -> Path:
+    """The scenario file of a shipped file: itself, or a sweep file's scenario."""
+    if source.kind == "sweep":
+        from .sweepfile import read
+
+        return read(source.path).scenario
+    return source.path

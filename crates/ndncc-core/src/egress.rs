@@ -3,6 +3,9 @@
 //! face owns the egress of the direction it transmits into.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::link_trace::{DeliveryTrace, TraceCursor};
 
 use crate::loss::LossModel;
 use crate::packet::Packet;
@@ -33,8 +36,6 @@ pub struct Egress {
     /// none, and out of line they leave the face small (472 bytes), so more of the faces a
     /// large topology sends on stay in the cache.
     pub shaper: Option<Box<TokenBucketShaper>>,
-    /// A `ShaperWake` event is pending for this time.
-    pub shaper_wake_at: Option<SimTime>,
     /// The transmitter is busy until this time.
     pub busy_until: SimTime,
     /// A `TxDone` event is pending.
@@ -47,6 +48,85 @@ pub struct Egress {
     pub arrivals_queued: u32,
     /// The last serialisation time worked out: (size, bandwidth, time).
     last_tx: (u32, u64, SimDuration),
+    /// What only a link that changes has (a trace, events that set it or take it down): boxed,
+    /// so that constant links, nearly all, pay one pointer for it.
+    pub dynamics: Option<Box<Dynamics>>,
+}
+
+/// The changing side of a link direction: whether it is down, its delivery trace, and the
+/// capacity it offered, so that utilisation is measured against what the link could carry.
+#[derive(Debug)]
+pub struct Dynamics {
+    /// The link is down: nothing is sent, and what arrives for it is dropped.
+    pub down: bool,
+    /// The first this many packets in flight were on the wire when the link went down: they
+    /// were counted as dropped then and vanish as they would have arrived.
+    pub doomed: usize,
+    /// Delivery opportunities in place of a fixed bandwidth.
+    pub trace: Option<(Arc<DeliveryTrace>, TraceCursor)>,
+    /// Capacity offered since the start [bit·ns / s, i.e. bits × 10⁹], up to `accrued_to`.
+    capacity: u128,
+    accrued_to: SimTime,
+    /// `capacity` and the face's bytes sent at the last sample, for per-interval figures.
+    sampled: (u128, u64),
+}
+
+impl Dynamics {
+    pub fn new(trace: Option<Arc<DeliveryTrace>>) -> Dynamics {
+        Dynamics {
+            down: false,
+            doomed: 0,
+            trace: trace.map(|t| (t, TraceCursor::default())),
+            capacity: 0,
+            accrued_to: SimTime::ZERO,
+            sampled: (0, 0),
+        }
+    }
+
+    /// Count the capacity offered up to `now` at `bandwidth_bps`, the direction's bandwidth
+    /// since the last call (call before anything that changes it).
+    pub fn accrue(&mut self, now: SimTime, bandwidth_bps: u64) {
+        let from = self.accrued_to;
+        if now <= from {
+            return;
+        }
+        self.accrued_to = now;
+        if self.down {
+            return;
+        }
+        let add = match &self.trace {
+            Some((t, _)) => t.capacity_bytes(from, now).saturating_mul(8_000_000_000),
+            None => u128::from(bandwidth_bps).saturating_mul(u128::from((now - from).nanos())),
+        };
+        self.capacity = self.capacity.saturating_add(add);
+    }
+
+    /// The capacity offered from the start to `now` [bits], `bandwidth_bps` the direction's
+    /// bandwidth since the last `accrue`.
+    pub fn capacity_bits_at(&self, now: SimTime, bandwidth_bps: u64) -> f64 {
+        let mut copy = Dynamics { trace: self.trace.clone(), ..Dynamics::new(None) };
+        (copy.down, copy.capacity, copy.accrued_to) = (self.down, self.capacity, self.accrued_to);
+        copy.accrue(now, bandwidth_bps);
+        copy.capacity as f64 / 1e9
+    }
+
+    /// Since the last sample: (mean capacity [bit/s] over `interval`, bytes sent / capacity).
+    /// `bytes_sent` is the face's counter now; call `accrue` first.
+    pub fn sample(&mut self, interval: SimDuration, bytes_sent: u64) -> (f64, f64) {
+        let (cap0, bytes0) = std::mem::replace(&mut self.sampled, (self.capacity, bytes_sent));
+        let bits = self.capacity.saturating_sub(cap0) as f64 / 1e9;
+        let secs = interval.as_secs_f64();
+        let capacity = if secs > 0.0 { bits / secs } else { 0.0 };
+        let sent = bytes_sent.saturating_sub(bytes0) as f64 * 8.0;
+        (capacity, if bits > 0.0 { sent / bits } else { 0.0 })
+    }
+
+    /// When a packet of `size` bytes starting at `now` has left, on a trace-driven direction.
+    #[inline]
+    pub fn trace_departure(&mut self, now: SimTime, size: u32) -> Option<SimTime> {
+        let (trace, cursor) = self.trace.as_mut()?;
+        Some(cursor.depart(trace, now, size))
+    }
 }
 
 impl Egress {
@@ -59,13 +139,13 @@ impl Egress {
             rng,
             queue,
             shaper: None,
-            shaper_wake_at: None,
             busy_until: SimTime::ZERO,
             tx_wake_pending: false,
             underlay: None,
             in_flight: Ring::new(),
             arrivals_queued: 0,
             last_tx: (0, 0, SimDuration::ZERO),
+            dynamics: None,
         }
     }
     /// Time to serialise a packet of `size` bytes at the current bandwidth. A direction mostly
@@ -83,6 +163,11 @@ impl Egress {
     }
     pub fn queue_packets(&self) -> usize {
         self.queue.len_packets()
+    }
+    /// The direction is down (a link or node failure).
+    #[inline]
+    pub fn is_down(&self) -> bool {
+        self.dynamics.as_ref().is_some_and(|d| d.down)
     }
     pub fn shaper_len(&self) -> usize {
         self.shaper.as_ref().map_or(0, |s| s.len())

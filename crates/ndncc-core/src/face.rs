@@ -52,6 +52,8 @@ pub struct FaceCounters {
     pub drops_loss: u64,
     /// Packets dropped by a full hidden underlay.
     pub drops_underlay: u64,
+    /// Packets lost to the link being down (queued, on the wire, or sent while it was down).
+    pub drops_link_down: u64,
     /// Packets marked by this face's queue discipline.
     pub marks: u64,
     pub max_queue_packets: u64,
@@ -59,7 +61,12 @@ pub struct FaceCounters {
 
 impl FaceCounters {
     pub fn drops(&self) -> u64 {
-        self.drops_queue + self.drops_aqm + self.drops_shaper + self.drops_loss + self.drops_underlay
+        self.drops_queue
+            + self.drops_aqm
+            + self.drops_shaper
+            + self.drops_loss
+            + self.drops_underlay
+            + self.drops_link_down
     }
 }
 
@@ -82,6 +89,11 @@ pub struct Face {
 impl Face {
     pub fn is_congested(&self) -> bool {
         self.egress.as_ref().is_some_and(|e| e.queue.is_congested())
+    }
+    /// A link face whose link is down.
+    #[inline]
+    pub fn is_down(&self) -> bool {
+        self.egress.as_ref().is_some_and(|e| e.is_down())
     }
     pub fn peer(&self) -> Option<FaceId> {
         match self.kind {

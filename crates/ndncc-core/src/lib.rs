@@ -27,6 +27,7 @@ pub mod forwarder;
 pub mod histogram;
 pub mod ids;
 pub mod instantiate;
+pub mod link_trace;
 pub mod linkservice;
 pub mod long_table;
 pub mod loss;

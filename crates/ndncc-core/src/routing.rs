@@ -60,6 +60,35 @@ impl Graph {
     }
 }
 
+/// What a world's computed routes were built from, kept so that they can be computed again
+/// when links or nodes fail and come back: the same algorithm over the links that are up.
+#[derive(Clone, Debug, Default)]
+pub struct RoutePlan {
+    /// Nodes, by index.
+    pub nodes: usize,
+    /// Each link by index: its two nodes and its routing weight.
+    pub edges: Vec<(usize, usize, u64)>,
+    /// Every prefix a producer serves, with the nodes it is served on (empty with static routing).
+    pub prefixes: Vec<(String, Vec<usize>)>,
+    /// Every neighbour a next hop (`[routing] multipath`), or only the best.
+    pub multipath: bool,
+    /// Nodes IP traffic is routed to.
+    pub ip_hosts: Vec<usize>,
+}
+
+impl RoutePlan {
+    /// The graph of the links for which `up(link)` holds.
+    pub fn graph(&self, up: impl Fn(usize) -> bool) -> Graph {
+        let mut g = Graph::new(self.nodes);
+        for (e, &(a, b, w)) in self.edges.iter().enumerate() {
+            if up(e) {
+                g.add_edge(a, b, w, e);
+            }
+        }
+        g
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +114,16 @@ mod tests {
         let g = triangle();
         let d = g.distances(&[2]);
         assert_eq!(g.next_hops(0, &d, true), vec![(1, 0, 2), (2, 2, 5)]);
+    }
+
+    #[test]
+    fn a_plan_leaves_out_the_links_that_are_down() {
+        let plan = RoutePlan { nodes: 3, edges: vec![(0, 1, 1), (1, 2, 1), (0, 2, 5)], ..Default::default() };
+        let g = plan.graph(|e| e != 1);
+        let d = g.distances(&[2]);
+        // Without the 1–2 link, node 0 goes direct (5) and node 1 goes through node 0 (6).
+        assert_eq!(d, vec![Some(5), Some(6), Some(0)]);
+        assert_eq!(g.next_hops(1, &d, false), vec![(0, 0, 6)]);
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub enum DropCause {
     Loss,
     /// The hidden underlay's FIFO was full.
     Underlay,
+    /// The link was down: the packet was queued or on the wire as it failed, or sent to it
+    /// while it was down.
+    LinkDown,
 }
 
 impl DropCause {
@@ -34,6 +37,7 @@ impl DropCause {
             DropCause::Aqm => "aqm",
             DropCause::Loss => "loss",
             DropCause::Underlay => "underlay",
+            DropCause::LinkDown => "link_down",
         }
     }
 }

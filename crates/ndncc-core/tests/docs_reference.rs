@@ -51,6 +51,7 @@ use ndncc_core::scenario::{
     RoutingMetric, RoutingMode, RoutingSpec, SimulationSpec, NODE_KEYS, ROOT_KEYS,
 };
 use ndncc_core::scenario::{CbrSpec, ClockPhase, Distribution, MulticastSpec, TcpSpec};
+use ndncc_core::scenario::{EventAction, EventSpec, TraceSpec};
 use ndncc_core::trace::PcapSpec;
 use ndncc_core::units::{Bandwidth, Bytes, Duration, Fraction};
 use serde::de::DeserializeOwned;
@@ -251,6 +252,26 @@ fn link() -> LinkSpec {
     l.interest_shaper_ba = Some(shaper());
     l.link_service = Some(link_service());
     l
+}
+
+fn event() -> EventSpec {
+    EventSpec {
+        at: ms(1),
+        link: Some("A-B".into()),
+        node: Some("A".into()),
+        action: EventAction::Set,
+        bandwidth: Some(Bandwidth::mbps(1)),
+        bandwidth_ab: Some(Bandwidth::mbps(1)),
+        bandwidth_ba: Some(Bandwidth::mbps(1)),
+        delay: Some(ms(1)),
+        loss: Some(LossConfig::None),
+        loss_ab: Some(LossConfig::None),
+        loss_ba: Some(LossConfig::None),
+        queue: Some(QueueConfig::default()),
+        queue_ab: Some(QueueConfig::default()),
+        queue_ba: Some(QueueConfig::default()),
+        strategy: Some(StrategyConfig::default()),
+    }
 }
 
 fn link_service() -> LinkServiceConfig {
@@ -470,7 +491,11 @@ fn every_key_of_every_table_is_documented_in_its_section() {
     check_struct(&all, "Node `content_store`", &ContentStoreSpec::default());
     check_struct(&all, "`[links.NAME]`", &link());
     check_struct(&all, "Link `interest_shaper`", &shaper());
-    check_struct(&all, "`[routing]`", &RoutingSpec::default());
+    check_struct(&all, "`[routing]`", &RoutingSpec { convergence: ms(100), ..RoutingSpec::default() });
+    check_struct(&all, "`[[events]]`", &event());
+    let trace =
+        TraceSpec { trace: Some("x.trace".into()), mtu: Some(Bytes(1500)), series: Some("x.csv".into()), loaded: None };
+    check_struct(&all, "Trace-driven bandwidth", &trace);
     let route = RouteSpec { node: "A".into(), prefix: "/p".into(), nexthop: "B".into(), cost: 1 };
     check_struct(&all, "`[[routes]]`", &route);
     check_struct(&all, "`type = \"producer\"`", &producer());
@@ -550,6 +575,7 @@ fn every_value_of_every_string_setting_is_documented() {
     check_values::<LimitMode>(&all, "module `interest-limit`");
     check_values::<Periods>(&all, "arrivals `on-off`");
     check_values::<FlightSize>(&all, "`type = \"tcp\"`");
+    check_values::<EventAction>(&all, "`[[events]]`");
     let record = section(&all, "`[record]`");
     for v in [FaceSelection::All, FaceSelection::None] {
         let quoted = serde_json::to_string(&v).expect("serialisable");

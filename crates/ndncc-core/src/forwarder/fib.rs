@@ -82,6 +82,17 @@ impl Fib {
         e.nexthops.len() < before
     }
 
+    /// Remove every next hop, keeping the entries (their ids stay valid: PIT entries and
+    /// strategies hold them); routes are then added again with `add_route`.
+    pub fn clear_next_hops(&mut self) {
+        for e in &mut self.entries {
+            e.nexthops.clear();
+        }
+        // An entry without next hops no longer matches: forget what lookups found.
+        self.cache.clear();
+        self.last = None;
+    }
+
     /// Longest-prefix match for the interned name `id`. Inline: nearly every lookup asks for
     /// the name asked for last (a flow's packets follow each other).
     #[inline]

@@ -5,10 +5,15 @@ pub mod apps;
 
 pub use apps::{add_cbr_flow, add_consumer, add_consumer_with, add_multicast, add_producer, add_tcp_flow};
 
+mod events;
+
+use std::sync::Arc;
+
 use crate::ids::NodeId;
-use crate::routing::Graph;
-use crate::scenario::{AppSpec, Dir, RoutingMetric, RoutingMode, Scenario};
-use crate::time::SimDuration;
+use crate::routing::{Graph, RoutePlan};
+use crate::scenario::{AppSpec, Dir, LoadedTrace, RoutingMetric, RoutingMode, Scenario};
+use crate::time::{SimDuration, SimTime};
+use crate::world::actions::{LinkSetting, SetLink};
 use crate::world::{LinkParams, World, WorldBuilder};
 
 /// A scenario that validated but cannot be built (a component rejected its parameters).
@@ -56,6 +61,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
 
     // Links, and the routing graph over them.
     let mut graph = Graph::new(ids.len());
+    let mut edges = Vec::new();
     for (i, (name, link)) in scenario.links.iter().enumerate() {
         let [a, b_name] = &link.endpoints;
         let (na, nb) = match (node(a), node(b_name)) {
@@ -64,6 +70,10 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
         };
         let params = |dir: Dir| {
             let d = link.direction(dir);
+            let trace = match d.trace.and_then(|t| t.loaded.as_deref()) {
+                Some(LoadedTrace::Delivery(t)) => Some(Arc::new(t.clone())),
+                _ => None,
+            };
             LinkParams {
                 bandwidth_bps: d.bandwidth.bps(),
                 delay: d.delay.get(),
@@ -71,9 +81,24 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
                 loss: d.loss.clone(),
                 underlay: d.underlay.map(|u| (u.bps(), d.underlay_queue)),
                 shaper: d.interest_shaper.cloned(),
+                trace,
             }
         };
-        b.add_link(name, na, nb, params(Dir::AB), params(Dir::BA)).map_err(|e| err(format!("link {name}"), e))?;
+        let id =
+            b.add_link(name, na, nb, params(Dir::AB), params(Dir::BA)).map_err(|e| err(format!("link {name}"), e))?;
+        // A bandwidth that follows a series steps at the series' times.
+        for (dir, (from, to)) in [(Dir::AB, (na, nb)), (Dir::BA, (nb, na))] {
+            let Some(t) = link.direction(dir).trace else { continue };
+            if t.loaded.is_none() {
+                return Err(err(format!("link {name}"), format!("the trace file {} was not loaded", t.path())));
+            }
+            let Some(LoadedTrace::Series(series)) = t.loaded.as_deref() else { continue };
+            let face = b.face_between(from, to).ok_or_else(|| err(format!("link {name}"), "internal: no face"))?;
+            for &(at, bps) in series.points.iter().skip(1) {
+                let change = SetLink { link: id, changes: vec![(face, LinkSetting::Bandwidth(bps))] };
+                b.schedule_action(SimTime::ZERO + at, Arc::new(change));
+            }
+        }
         if let Some(ls) = &link.link_service {
             // Each end gets a service of its own: the two acknowledge each other's frames.
             for (from, to) in [(na, nb), (nb, na)] {
@@ -89,6 +114,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
             RoutingMetric::Hops => 1,
         };
         graph.add_edge(na.idx(), nb.idx(), weight, i);
+        edges.push((na.idx(), nb.idx(), weight));
     }
 
     // Producers first (they install their own app-face routes), remembering what they serve.
@@ -116,7 +142,7 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
                     let face = b
                         .face_between(NodeId(u as u32), NodeId(v as u32))
                         .ok_or_else(|| err("routing", "internal: no face for a graph edge"))?;
-                    b.add_route(NodeId(u as u32), prefix, face, cost);
+                    b.add_computed_route(NodeId(u as u32), prefix, face, cost);
                 }
             }
         }
@@ -159,5 +185,15 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
     if !hosts.is_empty() {
         b.install_ip_routes(&graph, &hosts);
     }
+    let computed = scenario.routing.mode == RoutingMode::Computed;
+    let plan = RoutePlan {
+        nodes: ids.len(),
+        edges,
+        prefixes: if computed { served } else { Vec::new() },
+        multipath: scenario.routing.multipath,
+        ip_hosts: hosts.iter().map(|h| h.idx()).collect(),
+    };
+    b.route_plan(plan, computed, scenario.routing.convergence.get());
+    events::schedule(&mut b, scenario, &node)?;
     Ok(b.build())
 }

@@ -102,6 +102,9 @@ pub struct TokenBucketShaper {
     /// Tokens spent since `anchor`.
     spent: u64,
     drops: u64,
+    /// A wake-up of the face's shaper is scheduled for this time (kept here rather than in
+    /// the egress, which every face has, so that a face stays small).
+    pub wake_at: Option<SimTime>,
 }
 
 fn sanitize_rate(r: f64) -> f64 {
@@ -128,6 +131,7 @@ impl TokenBucketShaper {
             tokens_at_anchor: burst,
             spent: 0,
             drops: 0,
+            wake_at: None,
         }
     }
 
@@ -174,6 +178,11 @@ impl TokenBucketShaper {
         self.tokens_at_anchor = tokens;
         self.spent = 0;
         self.rate = sanitize_rate(rate_per_s);
+    }
+
+    /// Take every waiting Interest out, oldest first (the link went down).
+    pub fn drain(&mut self) -> Vec<Packet> {
+        self.fifo.drain(..).collect()
     }
 
     /// The current rate [Interests/s].

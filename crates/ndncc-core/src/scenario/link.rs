@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::drawn::{FileValue, LinkDraws};
+use super::link_trace::{BandwidthFile, DirBandwidthFile, LinkTraces, TraceSpec};
 use super::types::default_cost;
 use crate::linkservice::LinkServiceConfig;
 use crate::loss::LossConfig;
@@ -85,6 +86,9 @@ pub struct LinkSpec {
     pub link_service: Option<LinkServiceConfig>,
     /// The distributions `bandwidth` and `delay` are drawn from, when the file gives one.
     pub drawn: LinkDraws,
+    /// Bandwidths that follow a file (`bandwidth = { trace = … }`); the bandwidth fields then
+    /// hold the trace's mean or the series' first rate once loaded.
+    pub traces: LinkTraces,
 }
 
 /// A `[links.NAME]` table as the file has it: `LinkSpec`'s keys, with `bandwidth` and `delay`
@@ -94,11 +98,11 @@ pub struct LinkSpec {
 struct LinkFile {
     #[serde(default, deserialize_with = "two_endpoints")]
     endpoints: [String; 2],
-    bandwidth: FileValue<Bandwidth>,
+    bandwidth: BandwidthFile,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    bandwidth_ab: Option<Bandwidth>,
+    bandwidth_ab: Option<DirBandwidthFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    bandwidth_ba: Option<Bandwidth>,
+    bandwidth_ba: Option<DirBandwidthFile>,
     delay: FileValue<Duration>,
     #[serde(default = "default_cost")]
     cost: u32,
@@ -130,13 +134,35 @@ struct LinkFile {
 
 impl From<LinkFile> for LinkSpec {
     fn from(f: LinkFile) -> LinkSpec {
-        let (bandwidth, drawn_bandwidth) = f.bandwidth.split();
+        // A trace's bandwidth is known once its file is read; until then it shows 1 bit/s.
+        let mut traces = LinkTraces::default();
+        let (bandwidth, drawn_bandwidth) = match f.bandwidth {
+            BandwidthFile::Value(v) => v.split(),
+            BandwidthFile::Trace(t) => {
+                let shown = t.nominal().unwrap_or(Bandwidth(1));
+                traces.both = Some(t);
+                (shown, None)
+            }
+        };
+        let dir = |v: Option<DirBandwidthFile>, slot: &mut Option<TraceSpec>| match v {
+            None => None,
+            Some(DirBandwidthFile::Value(b)) => Some(b),
+            Some(DirBandwidthFile::Trace(t)) => {
+                let shown = t.nominal().unwrap_or(Bandwidth(1));
+                *slot = Some(t);
+                Some(shown)
+            }
+        };
+        let (mut ab, mut ba) = (None, None);
+        let bandwidth_ab = dir(f.bandwidth_ab, &mut ab);
+        let bandwidth_ba = dir(f.bandwidth_ba, &mut ba);
+        (traces.ab, traces.ba) = (ab, ba);
         let (delay, drawn_delay) = f.delay.split();
         LinkSpec {
             endpoints: f.endpoints,
             bandwidth,
-            bandwidth_ab: f.bandwidth_ab,
-            bandwidth_ba: f.bandwidth_ba,
+            bandwidth_ab,
+            bandwidth_ba,
             delay,
             cost: f.cost,
             loss: f.loss,
@@ -152,6 +178,7 @@ impl From<LinkFile> for LinkSpec {
             interest_shaper_ba: f.interest_shaper_ba,
             link_service: f.link_service,
             drawn: LinkDraws { bandwidth: drawn_bandwidth, delay: drawn_delay },
+            traces,
         }
     }
 }
@@ -160,9 +187,18 @@ impl From<LinkSpec> for LinkFile {
     fn from(l: LinkSpec) -> LinkFile {
         LinkFile {
             endpoints: l.endpoints,
-            bandwidth: FileValue::join(l.bandwidth, l.drawn.bandwidth),
-            bandwidth_ab: l.bandwidth_ab,
-            bandwidth_ba: l.bandwidth_ba,
+            bandwidth: match l.traces.both {
+                Some(t) => BandwidthFile::Trace(t),
+                None => BandwidthFile::Value(FileValue::join(l.bandwidth, l.drawn.bandwidth)),
+            },
+            bandwidth_ab: match l.traces.ab {
+                Some(t) => Some(DirBandwidthFile::Trace(t)),
+                None => l.bandwidth_ab.map(DirBandwidthFile::Value),
+            },
+            bandwidth_ba: match l.traces.ba {
+                Some(t) => Some(DirBandwidthFile::Trace(t)),
+                None => l.bandwidth_ba.map(DirBandwidthFile::Value),
+            },
             delay: FileValue::join(l.delay, l.drawn.delay),
             cost: l.cost,
             loss: l.loss,
@@ -216,6 +252,8 @@ pub struct DirectionSpec<'a> {
     pub interest_shaper: Option<&'a ShaperConfig>,
     pub underlay: Option<Bandwidth>,
     pub underlay_queue: usize,
+    /// A file the bandwidth follows, if any.
+    pub trace: Option<&'a TraceSpec>,
 }
 
 impl LinkSpec {
@@ -241,16 +279,23 @@ impl LinkSpec {
             interest_shaper_ba: None,
             link_service: None,
             drawn: LinkDraws::default(),
+            traces: LinkTraces::default(),
         }
     }
 
     /// The settings of direction `dir`.
     pub fn direction(&self, dir: Dir) -> DirectionSpec<'_> {
         let [a, b] = &self.endpoints;
-        let (from, to, bw, loss, queue, shaper) = match dir {
-            Dir::AB => (a, b, self.bandwidth_ab, &self.loss_ab, &self.queue_ab, &self.interest_shaper_ab),
-            Dir::BA => (b, a, self.bandwidth_ba, &self.loss_ba, &self.queue_ba, &self.interest_shaper_ba),
+        let (from, to, bw, loss, queue, shaper, trace) = match dir {
+            Dir::AB => {
+                (a, b, self.bandwidth_ab, &self.loss_ab, &self.queue_ab, &self.interest_shaper_ab, &self.traces.ab)
+            }
+            Dir::BA => {
+                (b, a, self.bandwidth_ba, &self.loss_ba, &self.queue_ba, &self.interest_shaper_ba, &self.traces.ba)
+            }
         };
+        // A direction's own bandwidth, fixed or traced, overrides the shared one.
+        let trace = if bw.is_some() { trace.as_ref() } else { self.traces.both.as_ref() };
         DirectionSpec {
             from,
             to,
@@ -261,6 +306,7 @@ impl LinkSpec {
             interest_shaper: shaper.as_ref().or(self.interest_shaper.as_ref()),
             underlay: self.underlay,
             underlay_queue: self.underlay_queue,
+            trace,
         }
     }
 

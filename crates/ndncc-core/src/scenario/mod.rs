@@ -56,10 +56,12 @@ mod app;
 mod capacity;
 mod drawn;
 mod error;
+mod events;
 mod import_minindn;
 mod import_ndnsim;
 mod import_toml;
 mod link;
+mod link_trace;
 mod overrides;
 mod parse;
 mod randomness;
@@ -78,7 +80,9 @@ pub use app::{
 pub use capacity::{IN_FLIGHT_MARGIN, MAX_IN_FLIGHT, MIN_IN_FLIGHT_LIMIT};
 pub use drawn::{Distribution, LinkDraws, Quantity};
 pub use error::ScenarioError;
+pub use events::{EventAction, EventSpec, EVENT_ACTIONS};
 pub use link::{Dir, DirectionSpec, LinkSpec, LINK_KEYS};
+pub use link_trace::{LinkTraces, LoadedTrace, TraceSpec, DEFAULT_TRACE_MTU};
 pub use parse::ROOT_KEYS;
 pub use types::{
     name_covers, split_face, ClockPhase, ContentStoreSpec, FaceSelection, NodeSpec, RecordSpec, RouteSpec,

@@ -16,7 +16,8 @@ use super::types::{NodeSpec, Scenario, NODE_KEYS};
 use super::validate::{check_link_settings, check_node_settings};
 
 /// The sections a scenario file may have.
-pub const ROOT_KEYS: &[&str] = &["simulation", "defaults", "nodes", "links", "routing", "routes", "apps", "record"];
+pub const ROOT_KEYS: &[&str] =
+    &["simulation", "defaults", "nodes", "links", "routing", "routes", "apps", "record", "events"];
 
 /// What is needed to put a key path back into the file: positions and provenance.
 pub(crate) struct Context {
@@ -140,9 +141,34 @@ pub(crate) fn load(text: &str, file: &str, overrides: &[String], hide_lines: boo
         scenario.simulation.name = file_stem(file);
     }
     scenario.resolve_in_place().map_err(|e| ctx.invalid(e))?;
+    load_traces(&mut scenario, file, &ctx)?;
     scenario.check().map_err(|e| ctx.invalid(e))?;
     check_defaults(rendered_doc.as_table(), &ctx)?;
     Ok(scenario)
+}
+
+/// Read the files link bandwidths follow, relative to the scenario file's folder (the working
+/// folder for a scenario that is not a file), and show each link's bandwidth from them.
+fn load_traces(scenario: &mut Scenario, file: &str, ctx: &Context) -> Result<(), ScenarioError> {
+    let base = std::path::Path::new(file).parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    for (name, link) in scenario.links.iter_mut() {
+        for (k, t) in link.traces.each_mut() {
+            let key = join(&join("links", name), k);
+            t.validate().map_err(|e| ctx.invalid(e.under(&key)))?;
+            t.load(&base).map_err(|m| ctx.locate(&key, &m))?;
+        }
+        let nominal = |t: &Option<crate::scenario::TraceSpec>| t.as_ref().and_then(|t| t.nominal());
+        if let Some(b) = nominal(&link.traces.both) {
+            link.bandwidth = b;
+        }
+        if let Some(b) = nominal(&link.traces.ab) {
+            link.bandwidth_ab = Some(b);
+        }
+        if let Some(b) = nominal(&link.traces.ba) {
+            link.bandwidth_ba = Some(b);
+        }
+    }
+    Ok(())
 }
 
 /// `[defaults.link]` and `[defaults.node]` by themselves: a default is checked even where every
@@ -153,6 +179,12 @@ fn check_defaults(root: &Table, ctx: &Context) -> Result<(), ScenarioError> {
     let Some(defaults) = root.get("defaults").and_then(Item::as_table_like) else { return Ok(()) };
     if let Some(link) = defaults.get("link").and_then(Item::as_table_like) {
         let mut probe = copy(link);
+        for key in TRACE_KEYS {
+            if let Some(item) = probe.get_mut(key).filter(|i| is_trace(i)) {
+                // Read (and its errors located) in every link that inherits it.
+                *item = toml_edit::value("1Mbps");
+            }
+        }
         let stand_in = [("bandwidth", "1Mbps"), ("delay", "0s")];
         for (k, v) in stand_in {
             if !probe.contains_key(k) {
@@ -242,11 +274,13 @@ fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioErro
     }
     for (k, item) in root.iter() {
         let path = join("", k);
-        if k == "routes" {
+        if k == "routes" || k == "events" {
             let is_list =
                 item.is_array_of_tables() || item.as_array().is_some_and(|a| a.iter().all(|v| v.is_inline_table()));
             if !is_list {
-                return Err(ctx.locate(&path, "expected a list of tables: one [[routes]] table per route"));
+                let what =
+                    if k == "routes" { "one [[routes]] table per route" } else { "one [[events]] table per event" };
+                return Err(ctx.locate(&path, &format!("expected a list of tables: {what}")));
             }
         } else if !item.is_table_like() {
             return Err(ctx.locate(&path, &format!("expected a table: [{k}]")));
@@ -257,17 +291,31 @@ fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioErro
         None => (None, None),
     };
     let mut merged = Table::new();
+    let mut traces = Vec::new();
     for (k, item) in root.iter() {
         let key = root.key(k).cloned().unwrap_or_else(|| Key::new(k));
         let item = match k {
             "defaults" | "apps" => continue,
             "nodes" => Item::Table(merge(item, "nodes", node_defaults.as_ref(), ctx)?),
-            "links" => Item::Table(merge(item, "links", link_defaults.as_ref(), ctx)?),
+            "links" => {
+                let mut links = merge(item, "links", link_defaults.as_ref(), ctx)?;
+                traces = take_traces(&mut links, ctx)?;
+                Item::Table(links)
+            }
             _ => item.clone(),
         };
         merged.insert_formatted(&key, item);
     }
     let mut scenario: Scenario = de_table(merged, ctx, "")?;
+    for (name, key, trace) in traces {
+        if let Some(link) = scenario.links.get_mut(&name) {
+            match key {
+                "bandwidth" => link.traces.both = Some(trace),
+                "bandwidth_ab" => link.traces.ab = Some(trace),
+                _ => link.traces.ba = Some(trace),
+            }
+        }
+    }
     if let Some(apps) = root.get("apps") {
         let apps = as_table(apps, ctx, "apps", "one [apps.NAME] table per application")?;
         for (name, item) in apps.iter() {
@@ -276,6 +324,38 @@ fn deserialise(root: &Table, ctx: &mut Context) -> Result<Scenario, ScenarioErro
         }
     }
     Ok(scenario)
+}
+
+/// The bandwidth keys a trace may be given for.
+const TRACE_KEYS: [&str; 3] = ["bandwidth", "bandwidth_ab", "bandwidth_ba"];
+
+/// Is `item` a trace table (`{ trace = … }` or `{ series = … }`) rather than a value or a
+/// distribution?
+fn is_trace(item: &Item) -> bool {
+    item.as_table_like().is_some_and(|t| t.contains_key("trace") || t.contains_key("series"))
+}
+
+/// Take the trace tables out of the links' bandwidth keys, each read as a `TraceSpec` (errors
+/// located at their keys), leaving a stand-in value the link's own reading accepts; the caller
+/// puts the traces into the links it reads. (`bandwidth` stays a value or a distribution to
+/// serde, whose errors then keep naming the key inside a distribution.)
+fn take_traces(
+    links: &mut Table,
+    ctx: &Context,
+) -> Result<Vec<(String, &'static str, crate::scenario::TraceSpec)>, ScenarioError> {
+    let mut out = Vec::new();
+    for (name, entry) in links.iter_mut() {
+        let Some(t) = entry.as_table_like_mut() else { continue };
+        for key in TRACE_KEYS {
+            let Some(item) = t.get_mut(key).filter(|i| is_trace(i)) else { continue };
+            let path = join(&join("links", name.get()), key);
+            let table = item.as_table_like().map(copy).unwrap_or_default();
+            let spec = de_table(table, ctx, &path)?;
+            *item = toml_edit::value("1bps");
+            out.push((name.get().to_string(), key, spec));
+        }
+    }
+    Ok(out)
 }
 
 /// Check `[defaults]` and return copies of `[defaults.link]` and `[defaults.node]`.

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{de, Deserialize, Deserializer, Serialize};
 
 use super::app::{AppSpec, ConsumerSpec, ProducerSpec};
+use super::events::EventSpec;
 use super::link::LinkSpec;
 pub use crate::face_selection::{split_face, FaceSelection};
 use crate::forwarder::strategy::StrategyConfig;
@@ -40,6 +41,9 @@ pub struct Scenario {
     /// `[record]`: what the run records.
     #[serde(default)]
     pub record: RecordSpec,
+    /// `[[events]]`: changes to links and nodes at given instants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventSpec>,
 }
 
 /// `[simulation]`.
@@ -179,6 +183,14 @@ pub struct RoutingSpec {
     /// best path through it (all possible routes); when false (default), only the best.
     #[serde(default)]
     pub multipath: bool,
+    /// How long after a link or node goes down or comes back the routes are computed again
+    /// \[time\]. Default `"0s"`: at once.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub convergence: Duration,
+}
+
+fn is_zero(d: &Duration) -> bool {
+    d.get() == crate::time::SimDuration::ZERO
 }
 
 /// One `[[routes]]` entry: a static FIB entry on `node`.
@@ -269,6 +281,7 @@ impl Scenario {
             routes: Vec::new(),
             apps: BTreeMap::new(),
             record: RecordSpec::default(),
+            events: Vec::new(),
         }
     }
 
@@ -366,7 +379,7 @@ impl Scenario {
                     }
                     Item::Table(section)
                 }
-                ("routes", Item::Value(Value::Array(routes))) => {
+                ("routes" | "events", Item::Value(Value::Array(routes))) => {
                     if routes.is_empty() {
                         continue;
                     }

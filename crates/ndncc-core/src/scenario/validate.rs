@@ -95,6 +95,7 @@ impl Scenario {
         self.check_links()?;
         self.check_routes()?;
         self.check_apps()?;
+        self.check_events()?;
         self.check_record()
     }
 
@@ -694,6 +695,9 @@ pub(crate) fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
     }
     if let Some(d) = &l.drawn.delay {
         d.validate().map_err(|e| e.under(&join(key, "delay")))?;
+    }
+    for (k, t) in l.traces.each() {
+        t.validate().map_err(|e| e.under(&join(key, k)))?;
     }
     check::count(&join(key, "underlay_queue"), l.underlay_queue as u64, 1, MAX_QUEUE_PACKETS)?;
     check::time(&join(key, "delay"), l.delay.get(), true)

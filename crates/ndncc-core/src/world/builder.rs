@@ -2,20 +2,24 @@
 //! layer drives this builder; tests and benchmarks use it directly.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
+use super::actions::Action;
+use super::dynamics::Topology;
 use super::engine::{Actor, Engine, Scratch, Watchdog};
 use super::sampling::{FaceMetricIds, Sampling};
 use super::{AppSlot, Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer;
 use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
-use crate::egress::{Egress, Underlay};
+use crate::egress::{Dynamics, Egress, Underlay};
 use crate::event_queue::EventQueue;
 use crate::face::{Face, FaceCounters, FaceKind};
 use crate::face_selection::FaceSelection;
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
+use crate::link_trace::DeliveryTrace;
 use crate::linkservice::{LinkService, LinkServiceSlot};
 use crate::loss::LossConfig;
 use crate::module::{ModuleSlot, RouterModule};
@@ -23,6 +27,7 @@ use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::Recorder;
 use crate::rng::stream;
+use crate::routing::RoutePlan;
 use crate::time::{SimDuration, SimTime};
 
 /// One direction of a link.
@@ -37,6 +42,9 @@ pub struct LinkParams {
     /// Hidden underlay capacity [bit/s] and its FIFO size [packets].
     pub underlay: Option<(u64, usize)>,
     pub shaper: Option<ShaperConfig>,
+    /// Delivery opportunities in place of a fixed bandwidth (then `bandwidth_bps` should be
+    /// the trace's mean, which the direction's Interest shaper and summary read).
+    pub trace: Option<Arc<DeliveryTrace>>,
 }
 
 impl LinkParams {
@@ -48,6 +56,7 @@ impl LinkParams {
             loss: LossConfig::None,
             underlay: None,
             shaper: None,
+            trace: None,
         }
     }
     pub fn with_queue(mut self, q: QueueConfig) -> LinkParams {
@@ -77,6 +86,13 @@ pub struct WorldBuilder {
     /// The last port handed out to a flow.
     next_port: u16,
     stall_limit: u64,
+    /// Scheduled actions, in the order added.
+    actions: Vec<(SimTime, Arc<dyn Action>)>,
+    /// How routes are computed again after a failure: the plan, whether the FIB's routes are
+    /// computed (or static), and the convergence delay.
+    route_plan: Option<(RoutePlan, bool, SimDuration)>,
+    /// Routes added with `add_route` (not computed), in order.
+    fixed_routes: Vec<(NodeId, String, FaceId, u64)>,
 }
 
 impl WorldBuilder {
@@ -93,6 +109,9 @@ impl WorldBuilder {
             ip_hosts: Vec::new(),
             next_port: 1022,
             stall_limit: super::STALL_LIMIT,
+            actions: Vec::new(),
+            route_plan: None,
+            fixed_routes: Vec::new(),
         }
     }
 
@@ -232,6 +251,9 @@ impl WorldBuilder {
         let rng = stream(self.seed, &format!("link:{name}"));
         let mut egress = Egress::new(p.bandwidth_bps, p.delay, p.loss.build(), rng, queue);
         (egress.shaper, egress.underlay) = (shaper, underlay);
+        if let Some(t) = &p.trace {
+            egress.dynamics = Some(Box::new(Dynamics::new(Some(t.clone()))));
+        }
         Ok(egress)
     }
 
@@ -292,6 +314,24 @@ impl WorldBuilder {
 
     pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
         self.net.nodes[node.idx()].fib.add_route(prefix, face, cost);
+        self.fixed_routes.push((node, prefix.to_owned(), face, cost));
+    }
+
+    /// A route found by computed routing: computed again, not kept, when links fail.
+    pub fn add_computed_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
+        self.net.nodes[node.idx()].fib.add_route(prefix, face, cost);
+    }
+
+    /// Run `action` at `at`. Actions of one instant run in the order they were added.
+    pub fn schedule_action(&mut self, at: SimTime, action: Arc<dyn Action>) {
+        self.actions.push((at, action));
+    }
+
+    /// How to compute routes again when links or nodes fail or come back: `plan` (with
+    /// `computed` false the FIBs keep their static routes and only IP routes are computed
+    /// again), `convergence` after each change.
+    pub fn route_plan(&mut self, plan: RoutePlan, computed: bool, convergence: SimDuration) {
+        self.route_plan = Some((plan, computed, convergence));
     }
 
     fn add_app(
@@ -489,6 +529,8 @@ impl WorldBuilder {
     }
 
     pub fn build(mut self) -> World {
+        // First: it marks the links the actions change, which sampling then picks out.
+        let topology = self.topology();
         let face_ids = FaceMetricIds {
             queue_packets: self.recorder.metric("queue_packets"),
             queue_bytes: self.recorder.metric("queue_bytes"),
@@ -515,6 +557,13 @@ impl WorldBuilder {
         for &(f, ent) in &sampled_faces {
             sampled_entity[f.idx()] = Some(ent);
         }
+        let changing: Vec<(FaceId, crate::recorder::EntityId)> = sampled_faces
+            .iter()
+            .copied()
+            .filter(|(f, _)| self.net.faces[f.idx()].egress.as_ref().is_some_and(|e| e.dynamics.is_some()))
+            .collect();
+        let capacity_ids =
+            (!changing.is_empty()).then(|| (self.recorder.metric("capacity"), self.recorder.metric("utilisation")));
         let face_samples = super::face_samples::FaceSamples::new(self.net.faces.len(), sampled_faces.len());
         let app_samples = super::app_samples::AppSamples::new(self.net.apps.len());
         let sampling = Sampling {
@@ -525,6 +574,8 @@ impl WorldBuilder {
             face_samples,
             app_samples,
             nodes: Vec::new(),
+            changing,
+            capacity_ids,
         };
         let engine = Engine {
             queue: EventQueue::default(),
@@ -540,8 +591,43 @@ impl WorldBuilder {
             shortcuts: true,
             idle_polls_run: 0,
             end: SimTime::ZERO + self.duration,
+            topology,
         };
         World { net: self.net, engine, started: false }
+    }
+
+    /// What a world with scheduled actions keeps to run them; the links they touch record
+    /// their capacity from the start. `None` without actions.
+    fn topology(&mut self) -> Option<Box<Topology>> {
+        if self.actions.is_empty() {
+            return None;
+        }
+        let mut t = Topology::new(self.net.links.len(), self.net.nodes.len());
+        let mut links = Vec::new();
+        for (_, a) in &self.actions {
+            let (l, nodes) = a.touches();
+            links.extend(l);
+            for n in nodes {
+                for &f in &self.net.nodes[n.idx()].faces {
+                    if let FaceKind::Link { link, .. } = self.net.faces[f.idx()].kind {
+                        links.push(link);
+                    }
+                }
+            }
+        }
+        for link in links {
+            for f in self.net.links[link.idx()].faces {
+                if let Some(eg) = self.net.faces[f.idx()].egress.as_mut() {
+                    eg.dynamics.get_or_insert_with(|| Box::new(Dynamics::new(None)));
+                }
+            }
+        }
+        t.actions = std::mem::take(&mut self.actions);
+        if let Some((plan, computed, convergence)) = self.route_plan.take() {
+            (t.plan, t.computed, t.convergence) = (plan, computed, convergence);
+        }
+        t.fixed_routes = std::mem::take(&mut self.fixed_routes);
+        Some(Box::new(t))
     }
 
     /// The network built so far, without an engine to run it (for tests of the protocol

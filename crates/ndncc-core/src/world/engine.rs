@@ -101,6 +101,8 @@ pub struct Engine {
     /// Idle polls run here so far.
     pub(super) idle_polls_run: u64,
     pub(super) end: SimTime,
+    /// Scheduled actions and what failures and recoveries need; `None` in a world without them.
+    pub(super) topology: Option<Box<super::dynamics::Topology>>,
 }
 
 impl Engine {
@@ -167,6 +169,8 @@ impl Engine {
             }
             Event::LinkServiceWake { face, gen } => self.on_link_service_wake(net, face, gen),
             Event::Sample => self.on_sample(net),
+            Event::Scheduled { index } => self.on_scheduled(net, index),
+            Event::Reroute => self.reroute(net),
         }
     }
 

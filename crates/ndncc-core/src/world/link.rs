@@ -61,6 +61,13 @@ impl Engine {
                 self.queue.schedule_keyed_irregular(t, seq, Event::Arrive { from });
             }
         }
+        if let Some(d) = eg.dynamics.as_deref_mut() {
+            if d.doomed > 0 {
+                // On the wire as the link went down: counted as dropped then.
+                d.doomed -= 1;
+                return;
+            }
+        }
         self.counters.packet_hops += 1;
         self.arrive(net, peer, packet);
     }
@@ -124,7 +131,7 @@ impl Engine {
 
     /// The one seam every packet event on a face passes: the face counters, then the tap.
     #[inline(always)]
-    fn tap(&mut self, net: &mut Network, face: FaceId, point: TapPoint, packet: &Packet) {
+    pub(super) fn tap(&mut self, net: &mut Network, face: FaceId, point: TapPoint, packet: &Packet) {
         if matches!(point, TapPoint::Enqueue | TapPoint::Arrive) {
             // No counter: only an observer sees these.
             if let Some(t) = self.tap_observer.as_mut() {
@@ -145,6 +152,7 @@ impl Engine {
                 DropCause::Aqm => c.drops_aqm += 1,
                 DropCause::Loss => c.drops_loss += 1,
                 DropCause::Underlay => c.drops_underlay += 1,
+                DropCause::LinkDown => c.drops_link_down += 1,
             },
             TapPoint::Transmit => count_sent(c, packet),
         });
@@ -178,6 +186,10 @@ impl Engine {
         let now = self.now();
         let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
+        if eg.is_down() {
+            self.drop_on_down_link(net, face, packet);
+            return;
+        }
         if packet.is_interest() {
             if let Some(shaper) = eg.shaper.as_mut() {
                 if shaper.offer(*packet, now) == Verdict::Dropped {
@@ -191,6 +203,14 @@ impl Engine {
         self.enqueue_for_tx(net, face, packet);
     }
 
+    /// A packet sent to a link that is down. Out of line: no packet of a world without failures
+    /// comes here, and the send path it would otherwise sit in is every packet's.
+    #[cold]
+    #[inline(never)]
+    fn drop_on_down_link(&mut self, net: &mut Network, face: FaceId, packet: &Packet) {
+        self.tap(net, face, TapPoint::Drop(DropCause::LinkDown), packet);
+    }
+
     /// Move every Interest the shaper allows now into the queue; plan the next release.
     pub(super) fn kick_shaper(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
@@ -201,8 +221,8 @@ impl Engine {
                 ShaperPoll::Ready(mut p) => self.enqueue_for_tx(net, face, &mut p),
                 ShaperPoll::Wait(t) => {
                     let t = t.max(now + SimDuration(1));
-                    if eg.shaper_wake_at.is_none_or(|w| t < w) {
-                        eg.shaper_wake_at = Some(t);
+                    if shaper.wake_at.is_none_or(|w| t < w) {
+                        shaper.wake_at = Some(t);
                         self.schedule(t, Event::ShaperWake { face });
                     }
                     return;
@@ -214,9 +234,9 @@ impl Engine {
 
     pub(super) fn on_shaper_wake(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
-        if let Some(eg) = net.faces[face.idx()].egress.as_mut() {
-            if eg.shaper_wake_at.is_some_and(|w| w <= now) {
-                eg.shaper_wake_at = None;
+        if let Some(shaper) = net.faces[face.idx()].egress.as_mut().and_then(|eg| eg.shaper.as_mut()) {
+            if shaper.wake_at.is_some_and(|w| w <= now) {
+                shaper.wake_at = None;
             }
         }
         self.kick_shaper(net, face);
@@ -269,7 +289,7 @@ impl Engine {
     }
 
     /// The transmitter is idle at `now`: take the next packet and put it on the wire.
-    fn start_tx(&mut self, net: &mut Network, face: FaceId) {
+    pub(super) fn start_tx(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
         if !matches!(net.faces[face.idx()].kind, FaceKind::Link { .. }) {
             return;
@@ -311,7 +331,10 @@ impl Engine {
         self.probes.on_transmit(face, now, p);
         let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
-        let end = now + eg.transmission_time(p.size);
+        let end = match eg.dynamics.as_deref_mut().and_then(|d| d.trace_departure(now, p.size)) {
+            Some(t) => t,
+            None => now + eg.transmission_time(p.size),
+        };
         eg.busy_until = end;
         let mut cause = None;
         let arrival: Option<SimTime> = if eg.loss.is_lost(&mut eg.rng) {
@@ -347,6 +370,13 @@ impl Engine {
             // a fast or long link's, and such links are few, so their heads keep the heap
             // small, where 50,000 arrivals queued as they left a 10 Gbit/s link would stream
             // through the cache.
+            // A link is a FIFO: a packet sent after the delay was shortened still arrives
+            // after the ones ahead of it. Only a changing link's delay changes; with a
+            // constant one arrivals never go back.
+            let t = match eg.dynamics {
+                Some(_) => eg.in_flight.back().map_or(t, |&(last, _, _)| t.max(last)),
+                None => t,
+            };
             let seq = self.queue.take_seq();
             let all_queued = eg.arrivals_queued as usize == eg.in_flight.len();
             eg.in_flight.push_back((t, seq, *p));

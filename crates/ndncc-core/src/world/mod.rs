@@ -6,8 +6,10 @@
 //! (serialisation at the link's bandwidth); after the propagation delay it arrives at the peer
 //! face's node, and so on. Every crossing of a link is one packet hop.
 
+pub mod actions;
 mod app_samples;
 pub mod builder;
+mod dynamics;
 mod effects;
 mod engine;
 mod face_samples;
@@ -86,6 +88,12 @@ pub enum Event {
     },
     /// Record fixed-interval samples.
     Sample,
+    /// Run scheduled action `index` (a scenario's `[[events]]`).
+    Scheduled {
+        index: u32,
+    },
+    /// Compute the routes again, routing having converged after a link or node changed.
+    Reroute,
 }
 
 /// Counters of the whole run.
@@ -201,6 +209,13 @@ impl World {
         }
         if self.engine.sampling.interval.is_some() {
             self.engine.schedule(SimTime::ZERO, Event::Sample);
+        }
+        // Scheduled actions after everything else at their instant, in the order given.
+        let times: Vec<SimTime> =
+            self.engine.topology.as_ref().map(|t| t.actions.iter().map(|a| a.0).collect()).unwrap_or_default();
+        for (i, t) in times.into_iter().enumerate() {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            self.engine.schedule(t, Event::Scheduled { index });
         }
         self.engine.sampling.nodes =
             self.net.nodes.iter().filter(|n| n.strategy.may_sample() || !n.modules.is_empty()).map(|n| n.id).collect();
@@ -352,8 +367,19 @@ impl World {
                     row(m, v, if m.ends_with("_s") { "s" } else { "count" });
                 }
             }
-            if secs > 0.0 {
-                row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), "ratio");
+            match eg.dynamics.as_deref() {
+                // A link that changes: its own cause of drops, and utilisation of the capacity
+                // it offered (a trace's opportunities, nothing while down).
+                Some(d) => {
+                    row("drops_link_down", c.drops_link_down as f64, "packets");
+                    let bits = d.capacity_bits_at(self.engine.end, eg.bandwidth_bps);
+                    row("capacity_mean", if secs > 0.0 { bits / secs } else { 0.0 }, "bit/s");
+                    row("utilisation", if bits > 0.0 { c.bytes_sent as f64 * 8.0 / bits } else { 0.0 }, "ratio");
+                }
+                None if secs > 0.0 => {
+                    row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), "ratio");
+                }
+                None => {}
             }
         }
         self.engine.probes.face_rows(&self.net.faces, &self.net.apps, &mut out);

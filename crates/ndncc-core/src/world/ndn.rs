@@ -143,8 +143,12 @@ fn on_interest(
     // rarely among them, and then the entry's list is handed over as it is, uncopied.
     let all = &n.fib.entry(fe).nexthops;
     let filtered: SmallVec<[NextHop; 4]>;
-    let nexthops = if all.iter().any(|h| h.face == in_face) {
-        filtered = all.iter().filter(|h| h.face != in_face).copied().collect();
+    // A face that is down is no next hop, as NFD drops a failed face's routes at once
+    // (routing finds other paths later). No face is down in a world without failures.
+    let faces = &net.faces;
+    let down = |h: &NextHop| faces[h.face.idx()].is_down();
+    let nexthops = if all.iter().any(|h| h.face == in_face) || (net.faces_down > 0 && all.iter().any(down)) {
+        filtered = all.iter().filter(|h| h.face != in_face && !down(h)).copied().collect();
         &filtered[..]
     } else {
         &all[..]

@@ -21,6 +21,9 @@ pub struct Network {
     pub faces: Vec<Face>,
     pub links: Vec<Link>,
     pub apps: Vec<AppSlot>,
+    /// Link faces that are down now. While none is (always, in a world without failures),
+    /// forwarding skips the check of each next hop.
+    pub faces_down: u32,
 }
 
 impl Network {

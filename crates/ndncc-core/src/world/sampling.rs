@@ -32,6 +32,10 @@ pub(super) struct Sampling {
     /// The nodes whose strategy or router modules may give samples, found as the run starts
     /// (strategies and modules are fixed by then): the others are not visited at each sample.
     pub(super) nodes: Vec<NodeId>,
+    /// Sampled faces of links that change (a trace, scheduled actions), with the metric ids of
+    /// their capacity and utilisation over each interval; empty in a world of constant links.
+    pub(super) changing: Vec<(FaceId, EntityId)>,
+    pub(super) capacity_ids: Option<(MetricId, MetricId)>,
 }
 
 impl Engine {
@@ -86,11 +90,31 @@ impl Engine {
             }
         }
         self.sample_modules(net, now);
+        self.sample_capacity(net, now);
         if let Some(iv) = self.sampling.interval {
             let next = now + iv;
             if next <= self.end {
                 self.schedule(next, Event::Sample);
             }
+        }
+    }
+
+    /// The capacity of each changing link direction over the interval that ends now (0 while
+    /// down; a trace's delivery opportunities), and the share of it the face used.
+    fn sample_capacity(&mut self, net: &mut Network, now: SimTime) {
+        let (Some((cap, util)), Some(iv)) = (self.sampling.capacity_ids, self.sampling.interval) else { return };
+        // The first sample, at 0, covers no time.
+        let span = if now == SimTime::ZERO { SimDuration::ZERO } else { iv.min(now - SimTime::ZERO) };
+        for &(fid, ent) in &self.sampling.changing {
+            let f = &mut net.faces[fid.idx()];
+            let sent = f.counters.bytes_sent;
+            let Some(eg) = f.egress.as_mut() else { continue };
+            let bw = eg.bandwidth_bps;
+            let Some(d) = eg.dynamics.as_deref_mut() else { continue };
+            d.accrue(now, bw);
+            let (capacity, used) = d.sample(span, sent);
+            self.recorder.face_sample(now, ent, cap, capacity);
+            self.recorder.face_sample(now, ent, util, used);
         }
     }
 
