@@ -21,7 +21,7 @@ mod sampling;
 #[cfg(test)]
 mod shortcut_tests;
 
-pub use builder::{LinkParams, WorldBuilder};
+pub use builder::{BuilderError, LinkParams, WorldBuilder};
 pub use effects::Effects;
 pub use network::{AppSlot, Link, McastRoute, Network, Node, NodeCounters};
 pub use probe::{jain_index, FlowKey};
