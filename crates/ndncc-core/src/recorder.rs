@@ -547,12 +547,85 @@ pub struct SummaryRow {
     pub kind: String,
     pub metric: String,
     pub value: f64,
-    pub unit: String,
+    pub unit: Unit,
+}
+
+/// The unit of a summary row's value; it is written out as its text (`Unit::Kbps` as
+/// `kbit/s`), the `unit` column of `summary.json` and docs/metrics.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    Packets,
+    Bytes,
+    Segments,
+    Objects,
+    Requests,
+    Events,
+    Hops,
+    Flows,
+    /// A count of anything else.
+    Count,
+    /// kbit/s
+    Kbps,
+    Ms,
+    S,
+    Ratio,
+    /// 1 for true, 0 for false.
+    Bool,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 14] = [
+        Unit::Packets,
+        Unit::Bytes,
+        Unit::Segments,
+        Unit::Objects,
+        Unit::Requests,
+        Unit::Events,
+        Unit::Hops,
+        Unit::Flows,
+        Unit::Count,
+        Unit::Kbps,
+        Unit::Ms,
+        Unit::S,
+        Unit::Ratio,
+        Unit::Bool,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Unit::Packets => "packets",
+            Unit::Bytes => "bytes",
+            Unit::Segments => "segments",
+            Unit::Objects => "objects",
+            Unit::Requests => "requests",
+            Unit::Events => "events",
+            Unit::Hops => "hops",
+            Unit::Flows => "flows",
+            Unit::Count => "count",
+            Unit::Kbps => "kbit/s",
+            Unit::Ms => "ms",
+            Unit::S => "s",
+            Unit::Ratio => "ratio",
+            Unit::Bool => "bool",
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Unit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 impl SummaryRow {
-    pub fn new(entity: &str, kind: &str, metric: &str, value: f64, unit: &str) -> SummaryRow {
-        SummaryRow { entity: entity.into(), kind: kind.into(), metric: metric.into(), value, unit: unit.into() }
+    pub fn new(entity: &str, kind: &str, metric: &str, value: f64, unit: Unit) -> SummaryRow {
+        SummaryRow { entity: entity.into(), kind: kind.into(), metric: metric.into(), value, unit }
     }
     /// The throughput [kbit/s] of a flow, if this row is one: a consumer's or a TCP sender's
     /// `throughput_kbps`. These are the flows whose shares and fairness the summary reports.

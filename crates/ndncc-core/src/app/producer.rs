@@ -4,7 +4,7 @@
 use super::{AppCtx, Application};
 use crate::names::NameTable;
 use crate::packet::{Name, NdnKind, Packet};
-use crate::recorder::{Recorder, SummaryRow};
+use crate::recorder::{Recorder, SummaryRow, Unit};
 use crate::ring::Ring;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{data_wire_size, wire_u32};
@@ -105,8 +105,8 @@ impl Application for Producer {
     fn sample(&self, _now: SimTime, _recorder: &mut Recorder) {}
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = &self.p.name;
-        out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, "packets"));
-        out.push(SummaryRow::new(n, "producer", "data_sent", self.data_sent as f64, "packets"));
+        out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, Unit::Packets));
+        out.push(SummaryRow::new(n, "producer", "data_sent", self.data_sent as f64, Unit::Packets));
     }
 }
 

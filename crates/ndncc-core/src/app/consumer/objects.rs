@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 
 use crate::app::arrivals::{Arrivals, ArrivalsConfig};
 use crate::app::catalogue::{CatalogueConfig, Zipf};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -238,16 +238,16 @@ impl Objects {
 
     pub fn summary(&self, name: &str, out: &mut Vec<SummaryRow>) {
         let c = &self.c;
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(name, "consumer", m, v, u));
-        row("requests", c.requests as f64, "requests");
-        row("requests_joined", c.joined as f64, "requests");
-        row("requests_refused", c.refused as f64, "requests");
-        row("requests_completed", c.completed as f64, "requests");
-        row("requests_failed", c.failed as f64, "requests");
-        row("requests_waiting", self.waiting as f64, "requests");
-        row("objects_fetched", c.objects_fetched as f64, "objects");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(name, "consumer", m, v, u));
+        row("requests", c.requests as f64, Unit::Requests);
+        row("requests_joined", c.joined as f64, Unit::Requests);
+        row("requests_refused", c.refused as f64, Unit::Requests);
+        row("requests_completed", c.completed as f64, Unit::Requests);
+        row("requests_failed", c.failed as f64, Unit::Requests);
+        row("requests_waiting", self.waiting as f64, Unit::Requests);
+        row("objects_fetched", c.objects_fetched as f64, Unit::Objects);
         if c.completed > 0 {
-            row("mean_request_time_s", c.time_sum_s / c.completed as f64, "s");
+            row("mean_request_time_s", c.time_sum_s / c.completed as f64, Unit::S);
         }
     }
 }

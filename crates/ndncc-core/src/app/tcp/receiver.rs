@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::app::{AppCtx, Application};
 use crate::ids::NodeId;
 use crate::packet::{Header, Ip, Packet, Tcp, TcpFlags, Transport};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 
 use super::sender::HEADER_BYTES;
@@ -163,10 +163,10 @@ impl Application for TcpReceiver {
 
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "tcp-sink", m, v, u));
-        row("bytes_delivered", self.rcv_nxt as f64, "bytes");
-        row("segments_received", self.segments_received as f64, "packets");
-        row("acks_sent", self.acks_sent as f64, "packets");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "tcp-sink", m, v, u));
+        row("bytes_delivered", self.rcv_nxt as f64, Unit::Bytes);
+        row("segments_received", self.segments_received as f64, Unit::Packets);
+        row("acks_sent", self.acks_sent as f64, Unit::Packets);
     }
 }
 
