@@ -346,8 +346,8 @@ impl World {
             if let Some(ls) = &f.link_service {
                 let mut vals = Vec::new();
                 ls.service.sample(&mut vals);
-                for (m, v) in vals {
-                    row(m, v, if m.ends_with("_s") { Unit::S } else { Unit::Count });
+                for (m, v, unit) in vals {
+                    row(m, v, unit);
                 }
             }
             if secs > 0.0 {
