@@ -478,9 +478,17 @@ impl Default for Recorder {
     }
 }
 
+/// Whether a recorder keeps per-packet event samples (`Recorder::event`) besides the
+/// fixed-interval ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventSamples {
+    Recorded,
+    Skipped,
+}
+
 impl Recorder {
-    pub fn new(events: bool) -> Recorder {
-        Recorder { events, ..Default::default() }
+    pub fn new(events: EventSamples) -> Recorder {
+        Recorder { events: events == EventSamples::Recorded, ..Default::default() }
     }
     pub fn entity(&mut self, name: &str) -> EntityId {
         self.entities.id(name)
@@ -650,8 +658,26 @@ mod tests {
     }
 
     #[test]
+    fn units_read_and_serialise_as_their_text() {
+        let texts: Vec<&str> = Unit::ALL.iter().map(|u| u.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "packets", "bytes", "segments", "objects", "requests", "events", "hops", "flows", "count", "kbit/s",
+                "ms", "s", "ratio", "bool"
+            ]
+        );
+        let row = SummaryRow::new("C1", "consumer", "throughput_kbps", 1.5, Unit::Kbps);
+        assert_eq!(row.unit.to_string(), "kbit/s");
+        assert_eq!(
+            serde_json::to_string(&row).unwrap(),
+            r#"{"entity":"C1","kind":"consumer","metric":"throughput_kbps","value":1.5,"unit":"kbit/s"}"#
+        );
+    }
+
+    #[test]
     fn names_are_interned_once_and_event_samples_obey_the_switch() {
-        let mut r = Recorder::new(false);
+        let mut r = Recorder::new(EventSamples::Skipped);
         let c1 = r.entity("C1");
         assert_eq!(r.entity("C1"), c1);
         let rtt = r.metric("rtt");

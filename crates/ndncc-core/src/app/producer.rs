@@ -114,6 +114,7 @@ impl Application for Producer {
 mod tests {
     use super::*;
     use crate::names::components;
+    use crate::recorder::EventSamples;
 
     /// Each Data's size is its full encoding, whatever prefix and segment-number width came
     /// before it: the sizes kept per (prefix, width) never answer for another.
@@ -130,7 +131,7 @@ mod tests {
             freshness: SimDuration::ZERO,
         };
         let mut producer = Producer::new(params);
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let freshness = producer.p.freshness.nanos();
         let payload = usize::try_from(producer.p.payload).unwrap_or(usize::MAX);
         for (prefix, seg) in [(short, 7), (long, 7), (short, 300), (long, 70_000), (short, 8), (long, 1 << 40)] {

@@ -22,7 +22,7 @@ use crate::module::{ModuleSlot, RouterModule};
 use crate::plugin::Invalid;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
-use crate::recorder::Recorder;
+use crate::recorder::{EventSamples, Recorder};
 use crate::rng::stream;
 use crate::time::{SimDuration, SimTime};
 
@@ -129,7 +129,7 @@ impl WorldBuilder {
             seed,
             duration,
             net: Network::default(),
-            recorder: Recorder::new(true),
+            recorder: Recorder::new(EventSamples::Recorded),
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
             producers: Default::default(),

@@ -767,13 +767,14 @@ mod spurious_tests {
     use super::testkit::{at, data, params};
     use super::*;
     use crate::cc::window::{FixedWindow, FixedWindowConfig};
+    use crate::recorder::EventSamples;
     use crate::rng::stream;
 
     /// A window-1 consumer: seg 0 answered after 50 ms (the minimum RTT); seg 1, sent at 50 ms,
     /// times out at the 300 ms check (RTO 200 ms) and is resent then; its Data arrives at
     /// `answer_ms`. Returns the spurious retransmissions counted.
     fn spurious_after(answer_ms: u64) -> f64 {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 }));
         let mut c = WindowConsumer::new(params(1024), ctl, stream(1, "c"), &mut rec);
         at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));

@@ -173,9 +173,10 @@ impl Application for TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recorder::EventSamples;
 
     fn receiver() -> (TcpReceiver, Recorder) {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let p = TcpReceiverParams {
             name: "r".into(),
             me: NodeId(1),
