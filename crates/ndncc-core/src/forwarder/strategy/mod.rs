@@ -84,6 +84,28 @@ pub fn upstream_marking(ctx: &StrategyCtx, face: FaceId) -> bool {
     ctx.faces[face.idx()].is_congested()
 }
 
+/// `pcon_upstream_marking`, the switch every built-in strategy has: PCON's upstream-side
+/// marking, where an Interest sent on a face whose queue is in its marking state marks its PIT
+/// entry, and the Data answering it is marked on its way back (seed 004). It reads and writes as
+/// a bool; off by default (NFD's strategies do not mark), on in `pcon`'s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct UpstreamMarking(pub bool);
+
+impl UpstreamMarking {
+    pub const ON: UpstreamMarking = UpstreamMarking(true);
+    pub const OFF: UpstreamMarking = UpstreamMarking(false);
+
+    /// Whether the Interest just sent on `face` marks its PIT entry (`after_send_interest`).
+    pub fn marks(self, ctx: &StrategyCtx, face: FaceId) -> bool {
+        self.0 && upstream_marking(ctx, face)
+    }
+    /// Off, as a config leaves it out when written.
+    pub fn is_off(&self) -> bool {
+        !self.0
+    }
+}
+
 /// A node's strategy: built-ins by value, user plug-ins boxed.
 pub enum AnyStrategy {
     BestRoute(BestRoute),

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
+use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
@@ -13,8 +13,8 @@ use crate::plugin::Plugin;
 #[serde(deny_unknown_fields, default)]
 pub struct MulticastConfig {
     /// PCON's upstream-side marking (see `best-route`). Default false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pcon_upstream_marking: bool,
+    #[serde(skip_serializing_if = "UpstreamMarking::is_off")]
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Plugin for MulticastConfig {
@@ -51,6 +51,6 @@ impl Strategy for Multicast {
         out.extend(nexthops.iter().map(|n| n.face));
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
 }

@@ -27,7 +27,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
+use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
@@ -59,7 +59,7 @@ pub struct PconStrategyConfig {
     /// `"shortest"` (default) or `"equal"`.
     pub init: InitialSplit,
     /// PCON's upstream-side marking (see `best-route`). Default true.
-    pub pcon_upstream_marking: bool,
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Default for PconStrategyConfig {
@@ -69,7 +69,7 @@ impl Default for PconStrategyConfig {
             probing: 0.001,
             nack_update_interval: Duration::from_millis(110),
             init: InitialSplit::Shortest,
-            pcon_upstream_marking: true,
+            pcon_upstream_marking: UpstreamMarking::ON,
         }
     }
 }
@@ -230,7 +230,7 @@ impl Strategy for PconStrategy {
         }
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
     fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
         self.shares.sample(out);

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
+use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
@@ -18,8 +18,8 @@ use crate::plugin::Plugin;
 #[serde(deny_unknown_fields, default)]
 pub struct PiConfig {
     /// PCON's upstream-side marking (see `best-route`). Default false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pcon_upstream_marking: bool,
+    #[serde(skip_serializing_if = "UpstreamMarking::is_off")]
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Plugin for PiConfig {
@@ -58,7 +58,7 @@ impl Strategy for Pi {
         }
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
     fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
         self.shares.sample(out);
