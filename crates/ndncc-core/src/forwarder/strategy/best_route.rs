@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
-use crate::forwarder::fib::{FibEntryId, NextHop};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::plugin::Plugin;
@@ -42,15 +41,8 @@ impl Strategy for BestRoute {
     fn name(&self) -> &'static str {
         "best-route"
     }
-    fn choose(
-        &mut self,
-        _ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        _fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, _ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let nexthops = ev.nexthops;
         if let Some(best) = nexthops.first() {
             out.push(best.face);
         }

@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
@@ -95,15 +95,8 @@ impl Strategy for Cf {
     fn name(&self) -> &'static str {
         "cf"
     }
-    fn choose(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let (fib_entry, nexthops) = (ev.fib_entry, ev.nexthops);
         let wrr = self.state.entry(fib_entry).or_default();
         if let Some(f) = wrr.next(nexthops, self.cfg.smoothing, |f| ctx.faces[f.idx()].pending_interests) {
             out.push(f);

@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
-use crate::forwarder::fib::{FibEntryId, NextHop};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::plugin::Plugin;
@@ -39,15 +38,8 @@ impl Strategy for Multicast {
     fn name(&self) -> &'static str {
         "multicast"
     }
-    fn choose(
-        &mut self,
-        _ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        _fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, _ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let nexthops = ev.nexthops;
         out.extend(nexthops.iter().map(|n| n.face));
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{AnyStrategy, FaceList, Strategy, StrategyCtx, UpstreamMarking};
-use crate::forwarder::fib::{FibEntryId, NextHop};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
+use crate::forwarder::fib::NextHop;
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::plugin::Plugin;
@@ -43,15 +43,8 @@ impl Strategy for Pi {
     fn name(&self) -> &'static str {
         "pi"
     }
-    fn choose(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        _fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let nexthops = ev.nexthops;
         if let Some(f) = fewest_pending(nexthops, |f| ctx.faces[f.idx()].pending_interests) {
             out.push(f);
             self.shares.count(f);
