@@ -100,8 +100,10 @@ def test_an_override_error_names_the_set_option_not_a_line_of_the_file(capsys, s
     assert err.count("\n") == 1
 
 
-def test_a_missing_file_exits_2_without_traceback(capsys, tmp_path):
-    code, _, err = ndncc(capsys, "run", tmp_path / "nope.toml")
+def test_a_missing_file_exits_2_without_traceback(capsys, tmp_path, monkeypatch):
+    # A relative path: an absolute one past 80 characters (a deep tmp_path) is cut short.
+    monkeypatch.chdir(tmp_path)
+    code, _, err = ndncc(capsys, "run", "nope.toml")
     assert code == 2
     assert "nope.toml" in err and "Traceback" not in err
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::instantiate::{build_world, BuildError};
 pub use crate::long_table::LongTable;
-pub use crate::recorder::SummaryRow;
+pub use crate::recorder::{SummaryRow, Unit};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{PcapTap, TraceCounts};
@@ -144,7 +144,7 @@ pub(crate) fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
     drop(world);
     let mut summary = summary;
     if let Some(t) = rec.events_stopped_at {
-        summary.push(SummaryRow::new("run", "run", "events_recorded_until_s", t.as_secs_f64(), "s"));
+        summary.push(SummaryRow::new("run", "run", "events_recorded_until_s", t.as_secs_f64(), Unit::S));
     }
     let entities = rec.entity_names().to_vec();
     let metrics = rec.metric_names().to_vec();

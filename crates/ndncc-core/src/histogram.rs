@@ -17,6 +17,7 @@
 //! the largest non-zero sample (zeros are counted apart): 3.6 kB an octave, some 7 kB for RTTs
 //! between 40 and 160 ms.
 
+use crate::recorder::Unit;
 use crate::time::SimDuration;
 
 /// Buckets per power of two, as a power of two: 2^7 = 128.
@@ -160,12 +161,12 @@ impl Histogram {
         Some(self.max_ns as f64 / 1e9)
     }
 
-    /// One row `(metric, value [ms], "ms")` per `(metric, quantile)` of `which`; none without
-    /// samples.
-    pub fn percentile_rows(&self, which: &[(&str, f64)], row: &mut impl FnMut(&str, f64, &str)) {
+    /// One row `(metric, value [ms], Unit::Ms)` per `(metric, quantile)` of `which`; none
+    /// without samples.
+    pub fn percentile_rows(&self, which: &[(&str, f64)], row: &mut impl FnMut(&str, f64, Unit)) {
         for &(metric, q) in which {
             if let Some(s) = self.quantile_s(q) {
-                row(metric, s * 1e3, "ms");
+                row(metric, s * 1e3, Unit::Ms);
             }
         }
     }

@@ -478,9 +478,17 @@ impl Default for Recorder {
     }
 }
 
+/// Whether a recorder keeps per-packet event samples (`Recorder::event`) besides the
+/// fixed-interval ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventSamples {
+    Recorded,
+    Skipped,
+}
+
 impl Recorder {
-    pub fn new(events: bool) -> Recorder {
-        Recorder { events, ..Default::default() }
+    pub fn new(events: EventSamples) -> Recorder {
+        Recorder { events: events == EventSamples::Recorded, ..Default::default() }
     }
     pub fn entity(&mut self, name: &str) -> EntityId {
         self.entities.id(name)
@@ -547,12 +555,89 @@ pub struct SummaryRow {
     pub kind: String,
     pub metric: String,
     pub value: f64,
-    pub unit: String,
+    pub unit: Unit,
+}
+
+/// The unit of a summary row's value; it is written out as its text (`Unit::Kbps` as
+/// `kbit/s`), the `unit` column of `summary.json` and docs/metrics.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    Packets,
+    Bytes,
+    Segments,
+    Objects,
+    Requests,
+    Events,
+    Hops,
+    Flows,
+    /// A count of anything else.
+    Count,
+    /// kbit/s
+    Kbps,
+    /// bit/s
+    Bps,
+    Ms,
+    S,
+    Ratio,
+    /// 1 for true, 0 for false.
+    Bool,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 15] = [
+        Unit::Packets,
+        Unit::Bytes,
+        Unit::Segments,
+        Unit::Objects,
+        Unit::Requests,
+        Unit::Events,
+        Unit::Hops,
+        Unit::Flows,
+        Unit::Count,
+        Unit::Kbps,
+        Unit::Bps,
+        Unit::Ms,
+        Unit::S,
+        Unit::Ratio,
+        Unit::Bool,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Unit::Packets => "packets",
+            Unit::Bytes => "bytes",
+            Unit::Segments => "segments",
+            Unit::Objects => "objects",
+            Unit::Requests => "requests",
+            Unit::Events => "events",
+            Unit::Hops => "hops",
+            Unit::Flows => "flows",
+            Unit::Count => "count",
+            Unit::Kbps => "kbit/s",
+            Unit::Bps => "bit/s",
+            Unit::Ms => "ms",
+            Unit::S => "s",
+            Unit::Ratio => "ratio",
+            Unit::Bool => "bool",
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Unit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 impl SummaryRow {
-    pub fn new(entity: &str, kind: &str, metric: &str, value: f64, unit: &str) -> SummaryRow {
-        SummaryRow { entity: entity.into(), kind: kind.into(), metric: metric.into(), value, unit: unit.into() }
+    pub fn new(entity: &str, kind: &str, metric: &str, value: f64, unit: Unit) -> SummaryRow {
+        SummaryRow { entity: entity.into(), kind: kind.into(), metric: metric.into(), value, unit }
     }
     /// The throughput [kbit/s] of a flow, if this row is one: a consumer's or a TCP sender's
     /// `throughput_kbps`. These are the flows whose shares and fairness the summary reports.
@@ -577,8 +662,26 @@ mod tests {
     }
 
     #[test]
+    fn units_read_and_serialise_as_their_text() {
+        let texts: Vec<&str> = Unit::ALL.iter().map(|u| u.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "packets", "bytes", "segments", "objects", "requests", "events", "hops", "flows", "count", "kbit/s",
+                "bit/s", "ms", "s", "ratio", "bool"
+            ]
+        );
+        let row = SummaryRow::new("C1", "consumer", "throughput_kbps", 1.5, Unit::Kbps);
+        assert_eq!(row.unit.to_string(), "kbit/s");
+        assert_eq!(
+            serde_json::to_string(&row).unwrap(),
+            r#"{"entity":"C1","kind":"consumer","metric":"throughput_kbps","value":1.5,"unit":"kbit/s"}"#
+        );
+    }
+
+    #[test]
     fn names_are_interned_once_and_event_samples_obey_the_switch() {
-        let mut r = Recorder::new(false);
+        let mut r = Recorder::new(EventSamples::Skipped);
         let c1 = r.entity("C1");
         assert_eq!(r.entity("C1"), c1);
         let rtt = r.metric("rtt");

@@ -31,7 +31,7 @@ use ndncc_core::cc::window::{
     PconConfig, PconIcn2016Config, PconLaw, RaaqmConfig, RenoHoleConfig, SlowStartStep, WindowConfig, WindowRtt,
 };
 use ndncc_core::forwarder::strategy::{
-    BestRouteConfig, CfConfig, MulticastConfig, PconStrategyConfig, PiConfig, StrategyConfig,
+    BestRouteConfig, CfConfig, MulticastConfig, PconStrategyConfig, PiConfig, StrategyConfig, UpstreamMarking,
 };
 use ndncc_core::linkservice::loss_detect::LossDetectConfig;
 use ndncc_core::linkservice::LinkServiceConfig;
@@ -529,11 +529,11 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
         ],
     );
     let strategies = [
-        StrategyConfig::BestRoute(BestRouteConfig { pcon_upstream_marking: true }),
-        StrategyConfig::Multicast(MulticastConfig { pcon_upstream_marking: true }),
+        StrategyConfig::BestRoute(BestRouteConfig { pcon_upstream_marking: UpstreamMarking::ON }),
+        StrategyConfig::Multicast(MulticastConfig { pcon_upstream_marking: UpstreamMarking::ON }),
         StrategyConfig::Pcon(PconStrategyConfig::default()),
-        StrategyConfig::Pi(PiConfig { pcon_upstream_marking: true }),
-        StrategyConfig::Cf(CfConfig { pcon_upstream_marking: true, ..CfConfig::default() }),
+        StrategyConfig::Pi(PiConfig { pcon_upstream_marking: UpstreamMarking::ON }),
+        StrategyConfig::Cf(CfConfig { pcon_upstream_marking: UpstreamMarking::ON, ..CfConfig::default() }),
     ];
     check_tagged(&all, &|t| format!("strategy `{t}`"), &strategies);
     check_tagged(&all, &|t| format!("module `{t}`"), &modules());

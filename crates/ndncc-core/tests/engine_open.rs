@@ -12,7 +12,7 @@ use ndncc_core::linkservice::{LinkCtx, LinkService};
 use ndncc_core::module::{Intake, InterestVerdict, ModuleCtx, RouterModule};
 use ndncc_core::packet::{Header, Ip, Mcast, McastKind, Packet, Transport, Udp};
 use ndncc_core::queue::{DropTailConfig, QueueConfig};
-use ndncc_core::recorder::SummaryRow;
+use ndncc_core::recorder::{SummaryRow, Unit};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::tap::{TapLog, TapPoint};
 use ndncc_core::time::{SimDuration, SimTime};
@@ -50,7 +50,7 @@ impl Application for UdpSender {
         ctx.wake_at(ctx.now + self.gap);
     }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
-        out.push(SummaryRow::new("udp-tx", "app", "sent", self.sent as f64, "packets"));
+        out.push(SummaryRow::new("udp-tx", "app", "sent", self.sent as f64, Unit::Packets));
     }
 }
 
@@ -72,8 +72,8 @@ impl Application for UdpSink {
         }
     }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
-        out.push(SummaryRow::new("udp-rx", "app", "received", self.received as f64, "packets"));
-        out.push(SummaryRow::new("udp-rx", "app", "hops", self.hops as f64, "hops"));
+        out.push(SummaryRow::new("udp-rx", "app", "received", self.received as f64, Unit::Packets));
+        out.push(SummaryRow::new("udp-rx", "app", "hops", self.hops as f64, Unit::Hops));
     }
 }
 
@@ -267,7 +267,7 @@ impl Application for McastReceiver {
         ctx.wake_at(ctx.now + SimDuration::from_millis(10));
     }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
-        out.push(SummaryRow::new(&format!("M{}", self.me.0), "app", "received", self.received as f64, "packets"));
+        out.push(SummaryRow::new(&format!("M{}", self.me.0), "app", "received", self.received as f64, Unit::Packets));
     }
 }
 

@@ -16,7 +16,7 @@ fn value(out: &RunOutput, entity: &str, metric: &str) -> Option<f64> {
 }
 
 fn unit(out: &RunOutput, entity: &str, metric: &str) -> String {
-    out.summary.iter().find(|r| r.entity == entity && r.metric == metric).map_or(String::new(), |r| r.unit.clone())
+    out.summary.iter().find(|r| r.entity == entity && r.metric == metric).map_or(String::new(), |r| r.unit.to_string())
 }
 
 /// One consumer with a fixed window of 20 behind a 1 Mbps link: Data of 1,250 B take exactly

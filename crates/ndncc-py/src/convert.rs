@@ -24,7 +24,7 @@ fn summary_columns(py: Python<'_>, rows: Vec<SummaryRow>) -> PyResult<Bound<'_, 
     let mut columns: [Vec<String>; 4] = Default::default();
     let mut values = Vec::with_capacity(rows.len());
     for row in rows {
-        for (column, text) in columns.iter_mut().zip([row.entity, row.kind, row.metric, row.unit]) {
+        for (column, text) in columns.iter_mut().zip([row.entity, row.kind, row.metric, row.unit.as_str().to_owned()]) {
             column.push(text);
         }
         values.push(row.value);

@@ -4,7 +4,7 @@
 use super::{AppCtx, Application};
 use crate::names::NameTable;
 use crate::packet::{Name, NdnKind, Packet};
-use crate::recorder::{Recorder, SummaryRow};
+use crate::recorder::{Recorder, SummaryRow, Unit};
 use crate::ring::Ring;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ndn::{data_wire_size, wire_u32};
@@ -105,8 +105,8 @@ impl Application for Producer {
     fn sample(&self, _now: SimTime, _recorder: &mut Recorder) {}
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = &self.p.name;
-        out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, "packets"));
-        out.push(SummaryRow::new(n, "producer", "data_sent", self.data_sent as f64, "packets"));
+        out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, Unit::Packets));
+        out.push(SummaryRow::new(n, "producer", "data_sent", self.data_sent as f64, Unit::Packets));
     }
 }
 
@@ -114,6 +114,7 @@ impl Application for Producer {
 mod tests {
     use super::*;
     use crate::names::components;
+    use crate::recorder::EventSamples;
 
     /// Each Data's size is its full encoding, whatever prefix and segment-number width came
     /// before it: the sizes kept per (prefix, width) never answer for another.
@@ -130,7 +131,7 @@ mod tests {
             freshness: SimDuration::ZERO,
         };
         let mut producer = Producer::new(params);
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let freshness = producer.p.freshness.nanos();
         let payload = usize::try_from(producer.p.payload).unwrap_or(usize::MAX);
         for (prefix, seg) in [(short, 7), (long, 7), (short, 300), (long, 70_000), (short, 8), (long, 1 << 40)] {

@@ -5,7 +5,7 @@
 use crate::app::{AppCtx, Application};
 use crate::ids::NodeId;
 use crate::packet::{Header, Ip, Packet, Transport, Udp};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 
 /// IPv4 (20 B) and UDP (8 B) headers.
@@ -70,12 +70,12 @@ impl Application for CbrSource {
     }
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
-        out.push(SummaryRow::new(n, "cbr", "datagrams_sent", self.sent as f64, "packets"));
+        out.push(SummaryRow::new(n, "cbr", "datagrams_sent", self.sent as f64, Unit::Packets));
         let start = self.started_at.unwrap_or(end);
         let active = self.stopped_at.unwrap_or(end).min(end).saturating_since(start).as_secs_f64();
         if active > 0.0 {
             let kbps = self.sent as f64 * f64::from(self.p.payload) * 8.0 / active / 1e3;
-            out.push(SummaryRow::new(n, "cbr", "send_rate_kbps", kbps, "kbit/s"));
+            out.push(SummaryRow::new(n, "cbr", "send_rate_kbps", kbps, Unit::Kbps));
         }
     }
 }
@@ -124,19 +124,19 @@ impl Application for UdpSink {
     }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.name.as_str();
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "udp-sink", m, v, u));
-        row("datagrams_received", self.received as f64, "packets");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "udp-sink", m, v, u));
+        row("datagrams_received", self.received as f64, Unit::Packets);
         if let Some(h) = self.highest {
-            row("loss_rate", 1.0 - self.received as f64 / (h + 1) as f64, "ratio");
+            row("loss_rate", 1.0 - self.received as f64 / (h + 1) as f64, Unit::Ratio);
         }
         if self.received > 0 {
-            row("mean_delay_ms", self.delay_sum_s / self.received as f64 * 1e3, "ms");
+            row("mean_delay_ms", self.delay_sum_s / self.received as f64 * 1e3, Unit::Ms);
         }
         if let (Some(a), Some(b)) = (self.first_at, self.last_at) {
             let span = b.saturating_since(a).as_secs_f64();
             if span > 0.0 && self.received > 1 {
                 let kbps = (self.received - 1) as f64 * f64::from(self.payload) * 8.0 / span / 1e3;
-                row("throughput_kbps", kbps, "kbit/s");
+                row("throughput_kbps", kbps, Unit::Kbps);
             }
         }
     }

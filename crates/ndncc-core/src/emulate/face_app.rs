@@ -14,7 +14,7 @@ use super::store::WireStore;
 use crate::app::{AppCtx, Application};
 use crate::names::NameTable;
 use crate::packet::{Name, Ndn, NdnKind, Packet};
-use crate::recorder::SummaryRow;
+use crate::recorder::{SummaryRow, Unit};
 use crate::time::SimTime;
 use crate::wire::decode::MAX_PACKET_SIZE;
 use crate::wire::encode;
@@ -136,25 +136,25 @@ impl Application for FaceApp {
             return;
         }
         let n = &self.name;
-        let mut row = |m: &str, v: u64, unit: &str| out.push(SummaryRow::new(n, "real_app", m, v as f64, unit));
-        row("connections", c.connections, "count");
-        row("interests_in", c.interests_in, "packets");
-        row("data_in", c.data_in, "packets");
-        row("nacks_in", c.nacks_in, "packets");
-        row("interests_out", c.interests_out, "packets");
-        row("data_out", c.data_out, "packets");
-        row("nacks_out", c.nacks_out, "packets");
-        row("bytes_in", c.bytes_in, "bytes");
-        row("bytes_out", c.bytes_out, "bytes");
-        row("unsolicited_data", c.unsolicited, "packets");
-        row("orphaned", c.orphaned, "packets");
+        let mut row = |m: &str, v: u64, unit: Unit| out.push(SummaryRow::new(n, "real_app", m, v as f64, unit));
+        row("connections", c.connections, Unit::Count);
+        row("interests_in", c.interests_in, Unit::Packets);
+        row("data_in", c.data_in, Unit::Packets);
+        row("nacks_in", c.nacks_in, Unit::Packets);
+        row("interests_out", c.interests_out, Unit::Packets);
+        row("data_out", c.data_out, Unit::Packets);
+        row("nacks_out", c.nacks_out, Unit::Packets);
+        row("bytes_in", c.bytes_in, Unit::Bytes);
+        row("bytes_out", c.bytes_out, Unit::Bytes);
+        row("unsolicited_data", c.unsolicited, Unit::Packets);
+        row("orphaned", c.orphaned, Unit::Packets);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recorder::Recorder;
+    use crate::recorder::{EventSamples, Recorder};
     use crate::wire::decode::{frame, NetPacket};
 
     #[test]
@@ -178,7 +178,7 @@ mod tests {
     fn packets_for_a_slot_without_a_connection_are_dropped_and_counted() {
         let bridge = Bridge::new(1);
         let mut app = FaceApp::new("ext0.0".into(), 0, bridge.clone());
-        let (mut out, mut rec) = (Vec::new(), Recorder::new(false));
+        let (mut out, mut rec) = (Vec::new(), Recorder::new(EventSamples::Skipped));
         let mut ctx = AppCtx::new(SimTime::ZERO, &mut out, &mut rec);
         let p = Packet::interest(Name { prefix: crate::ids::NameId(0), seg: 0 }, 40, 1, 1_000);
         app.on_packet(&mut ctx, &p);

@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 
 use crate::api::{self, RunOutput, SummaryRow};
 use crate::instantiate::build_world;
+use crate::recorder::Unit;
 use crate::rng::stream;
 use crate::scenario::Scenario;
 use crate::trace::PcapTap;
@@ -285,9 +286,9 @@ fn run_driver(
     let Driver { world, .. } = driver;
     let mut run = api::collect(world, seed, wall);
     run.trace = counts;
-    let row = |m: &str, v: f64, unit: &str| SummaryRow::new("run", "run", m, v, unit);
-    run.summary.push(row("lag_p50_ms", lag.p50_ms, "ms"));
-    run.summary.push(row("lag_p99_ms", lag.p99_ms, "ms"));
-    run.summary.push(row("lag_max_ms", lag.max_ms, "ms"));
+    let row = |m: &str, v: f64, unit: Unit| SummaryRow::new("run", "run", m, v, unit);
+    run.summary.push(row("lag_p50_ms", lag.p50_ms, Unit::Ms));
+    run.summary.push(row("lag_p99_ms", lag.p99_ms, Unit::Ms));
+    run.summary.push(row("lag_max_ms", lag.max_ms, Unit::Ms));
     Ok(EmulateOutput { run, lag })
 }

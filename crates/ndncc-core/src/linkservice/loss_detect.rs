@@ -57,6 +57,7 @@ use super::{LinkCtx, LinkService};
 use crate::packet::{Header, LinkFields, NackReason, NdnKind, Packet};
 use crate::plugin::{check, Check, Plugin};
 use crate::queue::QueueDisc;
+use crate::recorder::Unit;
 use crate::rtt::{Backoff, RttConfig, RttEstimator};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Bytes, Duration};
@@ -379,14 +380,14 @@ impl LinkService for LossDetect {
         self.poll(ctx);
     }
 
-    fn sample(&self, out: &mut Vec<(&'static str, f64)>) {
+    fn sample(&self, out: &mut Vec<(&'static str, f64, Unit)>) {
         let c = &self.counters;
-        out.push(("frames_lost", c.frames_lost as f64));
-        out.push(("spurious_losses", c.spurious_losses as f64));
-        out.push(("acks_sent", c.acks_sent as f64));
-        out.push(("ack_frames_sent", c.ack_frames_sent as f64));
-        out.push(("nacks_sent", c.nacks_sent as f64));
-        out.push(("link_timeout_s", self.timeout().as_secs_f64()));
+        out.push(("frames_lost", c.frames_lost as f64, Unit::Count));
+        out.push(("spurious_losses", c.spurious_losses as f64, Unit::Count));
+        out.push(("acks_sent", c.acks_sent as f64, Unit::Count));
+        out.push(("ack_frames_sent", c.ack_frames_sent as f64, Unit::Count));
+        out.push(("nacks_sent", c.nacks_sent as f64, Unit::Count));
+        out.push(("link_timeout_s", self.timeout().as_secs_f64(), Unit::S));
     }
 }
 

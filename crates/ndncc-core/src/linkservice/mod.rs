@@ -24,6 +24,7 @@ use crate::ctx::{NodeAction, WakeRequest, WakeSlot};
 use crate::egress::Egress;
 use crate::ids::FaceId;
 use crate::packet::Packet;
+use crate::recorder::Unit;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -88,8 +89,9 @@ pub trait LinkService: Send {
     }
     /// A wake-up asked for with `ctx.wake_at`.
     fn on_wake(&mut self, _ctx: &mut LinkCtx) {}
-    /// Values to sample every recording interval, as (metric, value), recorded for the face.
-    fn sample(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// Values to sample every recording interval, as (metric, value, unit), recorded for the
+    /// face; their last values are also the face's summary rows, in that unit.
+    fn sample(&self, _out: &mut Vec<(&'static str, f64, Unit)>) {}
 }
 
 /// A face's link service with its random stream and pending wake-up.

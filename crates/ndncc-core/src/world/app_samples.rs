@@ -78,6 +78,7 @@ impl AppSamples {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recorder::EventSamples;
 
     fn rows(rec: &Recorder) -> Vec<(u64, EntityId, MetricId, u64)> {
         rec.series.rows().map(|(t, e, m, v)| (t, e, m, v.to_bits())).collect()
@@ -85,7 +86,7 @@ mod tests {
 
     #[test]
     fn kept_rows_are_repeated_until_the_app_is_marked() {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let mut s = AppSamples::new(2);
         let (t0, t1, t2) = (SimTime(10), SimTime(20), SimTime(30));
         // Tick 0: both apps sampled; app 0 is kept, app 1 is not.

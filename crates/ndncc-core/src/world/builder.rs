@@ -23,12 +23,56 @@ use crate::link_trace::DeliveryTrace;
 use crate::linkservice::{LinkService, LinkServiceSlot};
 use crate::loss::LossConfig;
 use crate::module::{ModuleSlot, RouterModule};
+use crate::plugin::Invalid;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
-use crate::recorder::Recorder;
+use crate::recorder::{EventSamples, Recorder};
 use crate::rng::stream;
 use crate::routing::RoutePlan;
 use crate::time::{SimDuration, SimTime};
+
+/// What `WorldBuilder` refuses: a value or a pairing that cannot make a working world. Its
+/// text (`Display`) is the message a scenario's user reads, after the component it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuilderError {
+    /// `set_link_service` on a face that is not a link's.
+    NotALinkFace { face: String },
+    /// A link direction of zero bandwidth; `link` is the direction's name (`A->B`).
+    ZeroBandwidth { link: String },
+    /// A link direction with a zero-bandwidth underlay.
+    ZeroUnderlayBandwidth { link: String },
+    /// A link direction's loss model, queue or Interest shaper rejected its parameters.
+    Invalid { link: String, invalid: Invalid },
+    /// A link from a node to itself.
+    SameEnds { link: String, node: String },
+    /// A name that is not one of the world's nodes, and what asked for it.
+    UnknownNode { what: String, node: String },
+    /// A port already bound on the node.
+    PortTaken { port: u16, node: String },
+}
+
+impl std::fmt::Display for BuilderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuilderError::NotALinkFace { face } => write!(f, "face {face} is not a link face"),
+            BuilderError::ZeroBandwidth { link } => write!(f, "link {link}: bandwidth must be > 0"),
+            BuilderError::ZeroUnderlayBandwidth { link } => write!(f, "link {link}: underlay bandwidth must be > 0"),
+            BuilderError::Invalid { link, invalid } => write!(f, "link {link}: {invalid}"),
+            BuilderError::SameEnds { link, node } => write!(f, "link {link}: both ends are node {node}"),
+            BuilderError::UnknownNode { what, node } => write!(f, "{what}: '{node}' is not a node of this world"),
+            BuilderError::PortTaken { port, node } => write!(f, "port {port} on node {node} is taken"),
+        }
+    }
+}
+
+impl std::error::Error for BuilderError {}
+
+/// The scenario layer reports a builder's refusal as text, after the component concerned.
+impl From<BuilderError> for String {
+    fn from(e: BuilderError) -> String {
+        e.to_string()
+    }
+}
 
 /// One direction of a link.
 #[derive(Clone, Debug)]
@@ -101,7 +145,7 @@ impl WorldBuilder {
             seed,
             duration,
             net: Network::default(),
-            recorder: Recorder::new(true),
+            recorder: Recorder::new(EventSamples::Recorded),
             sample_interval: Some(SimDuration::from_millis(100)),
             face_selection: FaceSelection::All,
             producers: Default::default(),
@@ -183,10 +227,10 @@ impl WorldBuilder {
     }
 
     /// Give `face` (a link face) a link service. Its random stream is `linkservice:FACE`.
-    pub fn set_link_service(&mut self, face: FaceId, s: Box<dyn LinkService>) -> Result<(), String> {
+    pub fn set_link_service(&mut self, face: FaceId, s: Box<dyn LinkService>) -> Result<(), BuilderError> {
         let f = &mut self.net.faces[face.idx()];
         if f.egress.is_none() {
-            return Err(format!("face {} is not a link face", f.name));
+            return Err(BuilderError::NotALinkFace { face: f.name.clone() });
         }
         let rng = stream(self.seed, &format!("linkservice:{}", f.name));
         f.link_service = Some(Box::new(LinkServiceSlot::new(s, rng)));
@@ -224,23 +268,25 @@ impl WorldBuilder {
         }
     }
 
-    fn egress(&self, name: &str, p: &LinkParams, reverse_bps: u64) -> Result<Egress, String> {
+    fn egress(&self, name: &str, p: &LinkParams, reverse_bps: u64) -> Result<Egress, BuilderError> {
         if p.bandwidth_bps == 0 {
-            return Err(format!("link {name}: bandwidth must be > 0"));
+            return Err(BuilderError::ZeroBandwidth { link: name.to_owned() });
         }
         // The same checks a scenario's link gets, for worlds built in code.
-        p.loss.validate().map_err(|e| format!("link {name}: {}", e.under("loss")))?;
-        p.queue.validate().map_err(|e| format!("link {name}: {}", e.under("queue")))?;
+        let invalid =
+            |e: Invalid, under: &str| BuilderError::Invalid { link: name.to_owned(), invalid: e.under(under) };
+        p.loss.validate().map_err(|e| invalid(e, "loss"))?;
+        p.queue.validate().map_err(|e| invalid(e, "queue"))?;
         let queue = p.queue.build();
         let shaper = match &p.shaper {
             Some(c) => {
-                c.validate().map_err(|e| format!("link {name}: {}", e.under("interest_shaper")))?;
+                c.validate().map_err(|e| invalid(e, "interest_shaper"))?;
                 Some(Box::new(TokenBucketShaper::new(c, reverse_bps)))
             }
             None => None,
         };
         let underlay = match p.underlay {
-            Some((0, _)) => return Err(format!("link {name}: underlay bandwidth must be > 0")),
+            Some((0, _)) => return Err(BuilderError::ZeroUnderlayBandwidth { link: name.to_owned() }),
             Some((bandwidth_bps, limit_packets)) => Some(Box::new(Underlay {
                 bandwidth_bps,
                 limit_packets: limit_packets.max(1),
@@ -265,9 +311,9 @@ impl WorldBuilder {
         b: NodeId,
         ab: LinkParams,
         ba: LinkParams,
-    ) -> Result<LinkId, String> {
+    ) -> Result<LinkId, BuilderError> {
         if a == b {
-            return Err(format!("link {name}: both ends are node {}", self.net.nodes[a.idx()].name));
+            return Err(BuilderError::SameEnds { link: name.to_owned(), node: self.net.nodes[a.idx()].name.clone() });
         }
         let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
         let eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
@@ -361,8 +407,9 @@ impl WorldBuilder {
     }
 
     /// The node called `node`, or an error naming `what` asked for it.
-    pub fn node_named(&self, what: &str, node: &str) -> Result<NodeId, String> {
-        self.node_by_name(node).ok_or_else(|| format!("{what}: '{node}' is not a node of this world"))
+    pub fn node_named(&self, what: &str, node: &str) -> Result<NodeId, BuilderError> {
+        self.node_by_name(node)
+            .ok_or_else(|| BuilderError::UnknownNode { what: what.to_owned(), node: node.to_owned() })
     }
 
     /// The producer `params.name` on `node`, serving `prefix`; installs the FIB route to its
@@ -511,11 +558,11 @@ impl WorldBuilder {
     }
 
     /// IP packets for `port` on the node of `app` are delivered to `app`.
-    pub fn bind_port(&mut self, app: AppId, port: u16) -> Result<(), String> {
+    pub fn bind_port(&mut self, app: AppId, port: u16) -> Result<(), BuilderError> {
         let (node, face) = (self.net.apps[app.idx()].node, self.net.apps[app.idx()].face);
         let n = &mut self.net.nodes[node.idx()];
         if n.ports.iter().any(|(p, _)| *p == port) {
-            return Err(format!("port {port} on node {} is taken", n.name));
+            return Err(BuilderError::PortTaken { port, node: n.name.clone() });
         }
         n.ports.push((port, face));
         Ok(())
@@ -634,5 +681,66 @@ impl WorldBuilder {
     /// handlers and of components that see a node's faces).
     pub fn into_network(self) -> Network {
         self.net
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Fraction;
+
+    fn producer() -> ProducerParams {
+        ProducerParams {
+            name: "P".to_owned(),
+            payload: DEFAULT_PAYLOAD_BYTES as u32,
+            overhead: None,
+            processing_delay: SimDuration::ZERO,
+            freshness: SimDuration::ZERO,
+        }
+    }
+
+    /// Each refusal is a variant of its own, and reads as the message a scenario's user gets.
+    #[test]
+    fn refusals_are_typed_and_read_as_before() {
+        let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
+        let (a, n) = (b.add_node("A"), b.add_node("B"));
+        let ok = LinkParams::new(1_000_000, SimDuration::from_millis(1));
+        let message = |e: BuilderError| String::from(e);
+
+        let e = b.add_link("A-A", a, a, ok.clone(), ok.clone()).unwrap_err();
+        assert_eq!(e, BuilderError::SameEnds { link: "A-A".into(), node: "A".into() });
+        assert_eq!(message(e), "link A-A: both ends are node A");
+
+        let e = b.add_link("A-B", a, n, LinkParams::new(0, SimDuration::ZERO), ok.clone()).unwrap_err();
+        assert_eq!(message(e), "link A->B: bandwidth must be > 0");
+
+        let mut underlay = ok.clone();
+        underlay.underlay = Some((0, 10));
+        let e = b.add_link("A-B", a, n, ok.clone(), underlay).unwrap_err();
+        assert_eq!(message(e), "link B->A: underlay bandwidth must be > 0");
+
+        let mut lossy = ok.clone();
+        lossy.loss = LossConfig::Bernoulli { p: Fraction(1.5) };
+        let e = b.add_link("A-B", a, n, lossy, ok.clone()).unwrap_err();
+        assert!(matches!(&e, BuilderError::Invalid { invalid, .. } if invalid.key == "loss.p"), "{e:?}");
+        assert!(message(e).starts_with("link A->B: loss.p: "));
+
+        let e = b.node_named("app C", "X").unwrap_err();
+        assert_eq!(message(e), "app C: 'X' is not a node of this world");
+
+        b.add_link("A-B", a, n, ok.clone(), ok).unwrap();
+        let p = b.add_producer(n, "/p", producer());
+        let e = b
+            .set_link_service(
+                b.app_face(p),
+                Box::new(crate::linkservice::loss_detect::LossDetect::new(&Default::default())),
+            )
+            .unwrap_err();
+        assert_eq!(message(e), "face B:P is not a link face");
+
+        b.bind_port(p, 80).unwrap();
+        let e = b.bind_port(p, 80).unwrap_err();
+        assert_eq!(e, BuilderError::PortTaken { port: 80, node: "B".into() });
+        assert_eq!(message(e), "port 80 on node B is taken");
     }
 }

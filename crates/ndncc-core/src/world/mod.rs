@@ -24,7 +24,7 @@ mod sampling;
 #[cfg(test)]
 mod shortcut_tests;
 
-pub use builder::{LinkParams, WorldBuilder};
+pub use builder::{BuilderError, LinkParams, WorldBuilder};
 pub use effects::Effects;
 pub use network::{AppSlot, Link, McastRoute, Network, Node, NodeCounters};
 pub use probe::{jain_index, FlowKey};
@@ -33,7 +33,7 @@ pub use realtime::{Step, StepState};
 use crate::app::Conservation;
 use crate::face::FaceKind;
 use crate::ids::{AppId, FaceId, NodeId};
-use crate::recorder::{Recorder, SummaryRow};
+use crate::recorder::{Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 use engine::{AppWaker, Engine};
 
@@ -341,43 +341,43 @@ impl World {
             if c.packets_sent == 0 && c.drops() == 0 {
                 continue;
             }
-            let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(&f.name, "face", m, v, u));
-            row("packets_sent", c.packets_sent as f64, "packets");
-            row("bytes_sent", c.bytes_sent as f64, "bytes");
-            row("data_sent", c.data_sent as f64, "packets");
-            row("interests_sent", c.interests_sent as f64, "packets");
-            row("drops_queue", c.drops_queue as f64, "packets");
-            row("drops_aqm", c.drops_aqm as f64, "packets");
-            row("drops_shaper", c.drops_shaper as f64, "packets");
-            row("drops_loss", c.drops_loss as f64, "packets");
-            row("drops_underlay", c.drops_underlay as f64, "packets");
-            row("marks", c.marks as f64, "packets");
-            row("max_queue_packets", c.max_queue_packets as f64, "packets");
+            let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(&f.name, "face", m, v, u));
+            row("packets_sent", c.packets_sent as f64, Unit::Packets);
+            row("bytes_sent", c.bytes_sent as f64, Unit::Bytes);
+            row("data_sent", c.data_sent as f64, Unit::Packets);
+            row("interests_sent", c.interests_sent as f64, Unit::Packets);
+            row("drops_queue", c.drops_queue as f64, Unit::Packets);
+            row("drops_aqm", c.drops_aqm as f64, Unit::Packets);
+            row("drops_shaper", c.drops_shaper as f64, Unit::Packets);
+            row("drops_loss", c.drops_loss as f64, Unit::Packets);
+            row("drops_underlay", c.drops_underlay as f64, Unit::Packets);
+            row("marks", c.marks as f64, Unit::Packets);
+            row("max_queue_packets", c.max_queue_packets as f64, Unit::Packets);
             // Bytes of the other protocols appear only on faces that carried them.
             for (m, v) in [("ip_bytes_sent", c.ip_bytes_sent), ("mcast_bytes_sent", c.mcast_bytes_sent)] {
                 if v > 0 {
-                    row(m, v as f64, "bytes");
+                    row(m, v as f64, Unit::Bytes);
                 }
             }
             // A link service's counters at the end of the run (its last sample).
             if let Some(ls) = &f.link_service {
                 let mut vals = Vec::new();
                 ls.service.sample(&mut vals);
-                for (m, v) in vals {
-                    row(m, v, if m.ends_with("_s") { "s" } else { "count" });
+                for (m, v, unit) in vals {
+                    row(m, v, unit);
                 }
             }
             match eg.dynamics.as_deref() {
                 // A link that changes: its own cause of drops, and utilisation of the capacity
                 // it offered (a trace's opportunities, nothing while down).
                 Some(d) => {
-                    row("drops_link_down", c.drops_link_down as f64, "packets");
+                    row("drops_link_down", c.drops_link_down as f64, Unit::Packets);
                     let bits = d.capacity_bits_at(self.engine.end, eg.bandwidth_bps);
-                    row("capacity_mean", if secs > 0.0 { bits / secs } else { 0.0 }, "bit/s");
-                    row("utilisation", if bits > 0.0 { c.bytes_sent as f64 * 8.0 / bits } else { 0.0 }, "ratio");
+                    row("capacity_mean", if secs > 0.0 { bits / secs } else { 0.0 }, Unit::Bps);
+                    row("utilisation", if bits > 0.0 { c.bytes_sent as f64 * 8.0 / bits } else { 0.0 }, Unit::Ratio);
                 }
                 None if secs > 0.0 => {
-                    row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), "ratio");
+                    row("utilisation", c.bytes_sent as f64 * 8.0 / (eg.bandwidth_bps as f64 * secs), Unit::Ratio);
                 }
                 None => {}
             }
@@ -385,7 +385,7 @@ impl World {
         self.engine.probes.face_rows(&self.net.faces, &self.net.apps, &mut out);
         for n in &self.net.nodes {
             let c = &n.counters;
-            let mut row = |m: &str, v: f64| out.push(SummaryRow::new(&n.name, "node", m, v, "packets"));
+            let mut row = |m: &str, v: f64| out.push(SummaryRow::new(&n.name, "node", m, v, Unit::Packets));
             row("cs_hits", c.cs_hits as f64);
             row("aggregated", c.aggregated as f64);
             row("duplicates", c.duplicates as f64);
@@ -408,17 +408,17 @@ impl World {
             let squares: f64 = flows.iter().map(|(_, x)| x * x).sum();
             if total > 0.0 {
                 for (name, x) in &flows {
-                    out.push(SummaryRow::new(name, "flow", "share", x / total, "ratio"));
+                    out.push(SummaryRow::new(name, "flow", "share", x / total, Unit::Ratio));
                 }
                 let jain = total * total / (flows.len() as f64 * squares);
-                out.push(SummaryRow::new("run", "run", "jain_index", jain, "ratio"));
+                out.push(SummaryRow::new("run", "run", "jain_index", jain, Unit::Ratio));
             }
         }
         let ok = self.conservation().iter().all(|(_, c)| c.holds());
-        out.push(SummaryRow::new("run", "run", "events", self.engine.counters.events as f64, "events"));
-        out.push(SummaryRow::new("run", "run", "packet_hops", self.engine.counters.packet_hops as f64, "hops"));
-        out.push(SummaryRow::new("run", "run", "sim_seconds", secs, "s"));
-        out.push(SummaryRow::new("run", "run", "conservation_ok", f64::from(u8::from(ok)), "bool"));
+        out.push(SummaryRow::new("run", "run", "events", self.engine.counters.events as f64, Unit::Events));
+        out.push(SummaryRow::new("run", "run", "packet_hops", self.engine.counters.packet_hops as f64, Unit::Hops));
+        out.push(SummaryRow::new("run", "run", "sim_seconds", secs, Unit::S));
+        out.push(SummaryRow::new("run", "run", "conservation_ok", f64::from(u8::from(ok)), Unit::Bool));
         out
     }
 }

@@ -8,7 +8,7 @@ use super::effects::Effects;
 use super::Network;
 use crate::forwarder::fib::NextHop;
 use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest, PitLookup};
-use crate::forwarder::strategy::{FaceList, StrategyCtx};
+use crate::forwarder::strategy::{DataEvent, ExpiryEvent, FaceList, InterestEvent, NackEvent, StrategyCtx};
 use crate::ids::{FaceId, NodeId};
 use crate::module::{Intake, InterestVerdict};
 use crate::packet::{NackReason, NdnKind, Packet};
@@ -156,7 +156,7 @@ fn on_interest(
     let mut out = FaceList::new();
     {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.get().choose(&mut ctx, pkt, in_face, fe, nexthops, &mut out);
+        n.strategy.get().choose(&mut ctx, &InterestEvent { interest: pkt, in_face, fib_entry: fe, nexthops }, &mut out);
     }
     if out.is_empty() {
         no_route(net, fx, node, in_face, pkt);
@@ -289,7 +289,7 @@ fn on_data(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: Face
     let n = &mut net.nodes[node.idx()];
     {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.get().on_data(&mut ctx, data, in_face, entry.fib_entry);
+        n.strategy.get().on_data(&mut ctx, &DataEvent { data, from: in_face, fib_entry: entry.fib_entry });
     }
     if let Some(cs) = n.cs.as_mut() {
         cs.insert(data, now);
@@ -370,7 +370,7 @@ fn on_nack(
     };
     let retry = {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.get().on_nack(&mut ctx, &nack, in_face, fib_entry, &untried)
+        n.strategy.get().on_nack(&mut ctx, &NackEvent { nack: &nack, from: in_face, fib_entry, untried: &untried })
     };
     if let Some(f) = retry {
         forward_interest(net, fx, node, f, &mut interest, PitLookup { name, found: Some(at) });
@@ -439,7 +439,7 @@ fn expire_entry(net: &mut Network, fx: &mut impl Effects, node: NodeId, e: &PitE
         }
     }
     let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-    n.strategy.get().on_pit_expired(&mut ctx, &out_faces, e.fib_entry);
+    n.strategy.get().on_pit_expired(&mut ctx, &ExpiryEvent { out_faces: &out_faces, fib_entry: e.fib_entry });
 }
 
 /// The forwarder on a network alone: no engine, no event queue. The sink records what the

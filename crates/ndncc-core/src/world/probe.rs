@@ -20,7 +20,7 @@ use crate::face::Face;
 use crate::histogram::Histogram;
 use crate::ids::{AppId, FaceId, NameId, NodeId};
 use crate::packet::{Header, McastKind, NdnKind, Packet, Transport};
-use crate::recorder::SummaryRow;
+use crate::recorder::{SummaryRow, Unit};
 use crate::time::SimTime;
 
 /// What packets of one flow have in common.
@@ -199,7 +199,7 @@ impl Probes {
                     Some(q) => probe.sojourn.quantile_s(q),
                 };
                 if let Some(s) = s {
-                    rows.push(SummaryRow::new(&f.name, "face", metric, s * 1e3, "ms"));
+                    rows.push(SummaryRow::new(&f.name, "face", metric, s * 1e3, Unit::Ms));
                 }
             }
             // The applications taking part in the flows this face carried Data of, in app order.
@@ -212,8 +212,8 @@ impl Probes {
             let shares: Vec<f64> =
                 taking.iter().filter_map(|&at| throughput.get(apps[at].name.as_str()).copied()).collect();
             if let Some(j) = jain_index(&shares) {
-                rows.push(SummaryRow::new(&f.name, "face", "jain_index", j, "ratio"));
-                rows.push(SummaryRow::new(&f.name, "face", "jain_flows", shares.len() as f64, "flows"));
+                rows.push(SummaryRow::new(&f.name, "face", "jain_index", j, Unit::Ratio));
+                rows.push(SummaryRow::new(&f.name, "face", "jain_flows", shares.len() as f64, Unit::Flows));
             }
         }
         out.extend(rows);

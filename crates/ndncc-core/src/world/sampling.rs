@@ -83,7 +83,7 @@ impl Engine {
             if let Some(ls) = &f.link_service {
                 let mut out = Vec::new();
                 ls.service.sample(&mut out);
-                for (metric, value) in out {
+                for (metric, value, _unit) in out {
                     let mid = self.recorder.metric(metric);
                     self.recorder.face_sample(now, ent, mid, value);
                 }

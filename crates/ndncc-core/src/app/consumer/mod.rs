@@ -44,7 +44,7 @@ use crate::histogram::{Histogram, RTT_PERCENTILES};
 use crate::ids::NameId;
 use crate::names::NameTable;
 use crate::packet::{NackReason, Name, Packet};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::rng::SimRng;
 use crate::rtt::{Backoff, RttConfig, RttEstimator};
 use crate::time::{SimDuration, SimTime};
@@ -653,43 +653,43 @@ impl ConsumerCore {
     pub fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
         let c = &self.c;
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "consumer", m, v, u));
-        row("interests_sent", c.interests_sent as f64, "packets");
-        row("retransmissions", c.retransmissions as f64, "packets");
-        row("data_received", c.data_received as f64, "packets");
-        row("late_data", c.late_data as f64, "packets");
-        row("timeouts", c.timeouts as f64, "events");
-        row("nacks", c.nacks as f64, "packets");
-        row("marks", c.marks as f64, "packets");
-        row("lost_segments", c.lost_segments as f64, "segments");
-        row("policed", c.policed as f64, "packets");
-        row("spurious_retransmissions", c.spurious_retransmissions as f64, "packets");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "consumer", m, v, u));
+        row("interests_sent", c.interests_sent as f64, Unit::Packets);
+        row("retransmissions", c.retransmissions as f64, Unit::Packets);
+        row("data_received", c.data_received as f64, Unit::Packets);
+        row("late_data", c.late_data as f64, Unit::Packets);
+        row("timeouts", c.timeouts as f64, Unit::Events);
+        row("nacks", c.nacks as f64, Unit::Packets);
+        row("marks", c.marks as f64, Unit::Packets);
+        row("lost_segments", c.lost_segments as f64, Unit::Segments);
+        row("policed", c.policed as f64, Unit::Packets);
+        row("spurious_retransmissions", c.spurious_retransmissions as f64, Unit::Packets);
         let payload_bytes = c.data_received as f64 * self.p.payload as f64;
-        row("payload_bytes", payload_bytes, "bytes");
+        row("payload_bytes", payload_bytes, Unit::Bytes);
         let start = self.started_at.unwrap_or(end);
         let active_end = self.completed_at.or(self.stopped_at).unwrap_or(end).min(end);
         let active = active_end.saturating_since(start).as_secs_f64();
         if let Some(done) = self.completed_at {
-            row("download_time_s", done.saturating_since(start).as_secs_f64(), "s");
+            row("download_time_s", done.saturating_since(start).as_secs_f64(), Unit::S);
         }
-        row("completed", f64::from(u8::from(self.completed_at.is_some())), "bool");
+        row("completed", f64::from(u8::from(self.completed_at.is_some())), Unit::Bool);
         if active > 0.0 {
-            row("throughput_kbps", payload_bytes * 8.0 / active / 1e3, "kbit/s");
+            row("throughput_kbps", payload_bytes * 8.0 / active / 1e3, Unit::Kbps);
         }
         if c.data_received > 0 {
-            row("retx_per_data", c.retransmissions as f64 / c.data_received as f64, "ratio");
+            row("retx_per_data", c.retransmissions as f64 / c.data_received as f64, Unit::Ratio);
         }
         if c.interests_sent > 0 {
-            row("unanswered_rate", 1.0 - c.data_received as f64 / c.interests_sent as f64, "ratio");
+            row("unanswered_rate", 1.0 - c.data_received as f64 / c.interests_sent as f64, Unit::Ratio);
         }
         if c.rtt_samples > 0 {
-            row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, "ms");
+            row("mean_rtt_ms", c.rtt_sum_s / c.rtt_samples as f64 * 1e3, Unit::Ms);
         }
         self.rtt_hist.percentile_rows(RTT_PERCENTILES, &mut row);
         // Only when it happened: a run within the limits reports what it always did.
         if let Some(t) = self.limit_reached_at {
-            row("in_flight_limit", self.p.max_in_flight as f64, "packets");
-            row("in_flight_limit_reached_s", t.as_secs_f64(), "s");
+            row("in_flight_limit", self.p.max_in_flight as f64, Unit::Packets);
+            row("in_flight_limit_reached_s", t.as_secs_f64(), Unit::S);
         }
         if let Some(o) = &self.objects {
             o.summary(n, out);
@@ -767,13 +767,14 @@ mod spurious_tests {
     use super::testkit::{at, data, params};
     use super::*;
     use crate::cc::window::{FixedWindow, FixedWindowConfig};
+    use crate::recorder::EventSamples;
     use crate::rng::stream;
 
     /// A window-1 consumer: seg 0 answered after 50 ms (the minimum RTT); seg 1, sent at 50 ms,
     /// times out at the 300 ms check (RTO 200 ms) and is resent then; its Data arrives at
     /// `answer_ms`. Returns the spurious retransmissions counted.
     fn spurious_after(answer_ms: u64) -> f64 {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 }));
         let mut c = WindowConsumer::new(params(1024), ctl, stream(1, "c"), &mut rec);
         at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));

@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 
 use crate::app::arrivals::{Arrivals, ArrivalsConfig};
 use crate::app::catalogue::{CatalogueConfig, Zipf};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -238,16 +238,16 @@ impl Objects {
 
     pub fn summary(&self, name: &str, out: &mut Vec<SummaryRow>) {
         let c = &self.c;
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(name, "consumer", m, v, u));
-        row("requests", c.requests as f64, "requests");
-        row("requests_joined", c.joined as f64, "requests");
-        row("requests_refused", c.refused as f64, "requests");
-        row("requests_completed", c.completed as f64, "requests");
-        row("requests_failed", c.failed as f64, "requests");
-        row("requests_waiting", self.waiting as f64, "requests");
-        row("objects_fetched", c.objects_fetched as f64, "objects");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(name, "consumer", m, v, u));
+        row("requests", c.requests as f64, Unit::Requests);
+        row("requests_joined", c.joined as f64, Unit::Requests);
+        row("requests_refused", c.refused as f64, Unit::Requests);
+        row("requests_completed", c.completed as f64, Unit::Requests);
+        row("requests_failed", c.failed as f64, Unit::Requests);
+        row("requests_waiting", self.waiting as f64, Unit::Requests);
+        row("objects_fetched", c.objects_fetched as f64, Unit::Objects);
         if c.completed > 0 {
-            row("mean_request_time_s", c.time_sum_s / c.completed as f64, "s");
+            row("mean_request_time_s", c.time_sum_s / c.completed as f64, Unit::S);
         }
     }
 }
@@ -256,6 +256,7 @@ impl Objects {
 mod tests {
     use super::*;
     use crate::app::arrivals::ArrivalsConfig;
+    use crate::recorder::EventSamples;
     use crate::rng::stream;
 
     fn objects(size: u64, catalogue: Option<CatalogueConfig>, rec: &mut Recorder) -> Objects {
@@ -278,7 +279,7 @@ mod tests {
     #[test]
     fn each_new_request_is_the_next_object_and_its_segments_go_in_order() {
         // Periodic 1000/s: requests at 0, 1 and 2 ms, objects 0, 1, 2 of 3 segments each.
-        let mut rec = Recorder::new(true);
+        let mut rec = Recorder::new(EventSamples::Recorded);
         let mut o = objects(3, None, &mut rec);
         o.admit(ms(2));
         let segs: Vec<u64> = (0..9).map(|r| (o.issue(r), o.segment_of(r).unwrap()).1).collect();
@@ -289,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_request_completes_when_its_last_segment_arrives_and_counts_its_queueing() {
-        let mut rec = Recorder::new(true);
+        let mut rec = Recorder::new(EventSamples::Recorded);
         let me = rec.entity("C");
         let mut o = objects(2, None, &mut rec);
         o.admit(ms(1)); // objects 0 (at 0 ms) and 1 (at 1 ms)
@@ -312,7 +313,7 @@ mod tests {
     #[test]
     fn a_request_for_an_object_already_being_fetched_joins_it() {
         // A one-object catalogue: every request asks for object 0.
-        let mut rec = Recorder::new(true);
+        let mut rec = Recorder::new(EventSamples::Recorded);
         let me = rec.entity("C");
         let mut o = objects(1, Some(CatalogueConfig { objects: 1, zipf: 1.0 }), &mut rec);
         o.admit(ms(0));
@@ -333,7 +334,7 @@ mod tests {
     #[test]
     fn requests_beyond_the_most_a_consumer_holds_are_refused() {
         // Periodic 1000/s for 1,001 s: 1,001,001 requests, none answered.
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let mut o = objects(1, None, &mut rec);
         o.admit(ms(1_001_000));
         assert_eq!((o.c.requests, o.c.refused, o.waiting), (1_001_001, 1_001, MAX_WAITING));
@@ -347,7 +348,7 @@ mod tests {
 
     #[test]
     fn a_given_up_segment_fails_its_object_and_stops_the_rest_of_it() {
-        let mut rec = Recorder::new(true);
+        let mut rec = Recorder::new(EventSamples::Recorded);
         let me = rec.entity("C");
         let mut o = objects(4, None, &mut rec);
         o.admit(ms(0));

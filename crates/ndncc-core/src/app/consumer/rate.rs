@@ -190,6 +190,7 @@ mod tests {
     use super::super::testkit::{at, data, params};
     use super::*;
     use crate::cc::rate::{ConstantRate, ConstantRateConfig};
+    use crate::recorder::EventSamples;
     use crate::rng::stream;
 
     fn consumer(rate: f64, bucket: usize, smoothing: bool, rec: &mut Recorder) -> RateConsumer {
@@ -202,7 +203,7 @@ mod tests {
     fn a_release_beyond_the_bucket_is_counted_as_sent_and_policed() {
         // 1000/s: one Interest at start, then a wake-up at 750 ms finds 0.75 s × 1000 = 750 due.
         // The first 200 go out, the other 550 are policed: 751 sent, 201 in flight.
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let mut c = consumer(1000.0, 200, false, &mut rec);
         assert_eq!(at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx)).len(), 1);
         let out = at(&mut c, &mut rec, 750, |c, ctx| c.on_wake(ctx));
@@ -218,7 +219,7 @@ mod tests {
     fn smoothing_releases_the_due_interests_when_a_data_arrives() {
         // 1000/s from t = 0 (seg 0 sent). A Data at 2.5 ms: 2.5 Interests are due; smoothing
         // sends 2 (segs 1, 2) at once, without it nothing leaves before the next wake-up.
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         for (smoothing, sent) in [(true, 2), (false, 0)] {
             let mut c = consumer(1000.0, 200, smoothing, &mut rec);
             at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
@@ -233,7 +234,7 @@ mod tests {
     fn data_arriving_after_its_interest_was_given_up_is_still_delivered() {
         // 0.1/s: only seg 0 is sent. Initial RTO 1 s: the 1,050 ms check gives it up (no
         // retransmission); its Data at 1,100 ms counts as received and no longer as lost.
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let mut c = consumer(0.1, 200, false, &mut rec);
         at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
         at(&mut c, &mut rec, 1050, |c, ctx| c.on_wake(ctx));

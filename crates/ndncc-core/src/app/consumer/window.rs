@@ -159,6 +159,7 @@ mod tests {
     use super::super::testkit::{at, params};
     use super::*;
     use crate::cc::window::{FixedWindow, FixedWindowConfig};
+    use crate::recorder::EventSamples;
     use crate::rng::stream;
     use crate::rtt::{Backoff, RttConfig};
     use crate::time::SimDuration;
@@ -169,7 +170,7 @@ mod tests {
         // sample the RTO is the initial 1 s, so the first check after 1 s (polled every 50 ms:
         // 1,050 ms) times out all four. Per timeout: 1 s × 2^4 = 16 s; per check: 2 s; none: 1 s.
         for (policy, rto_ms) in [(Backoff::PerTimeout, 16_000), (Backoff::PerCheck, 2_000), (Backoff::None, 1_000)] {
-            let mut rec = Recorder::new(false);
+            let mut rec = Recorder::new(EventSamples::Skipped);
             let p = ConsumerParams { rtt: RttConfig { backoff: policy, ..RttConfig::default() }, ..params(1024) };
             let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 4.0 }));
             let mut c = WindowConsumer::new(p, ctl, stream(1, "c"), &mut rec);

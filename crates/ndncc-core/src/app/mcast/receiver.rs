@@ -7,7 +7,7 @@ use super::{DataSeen, McastReporting};
 use crate::app::{AppCtx, Application};
 use crate::ids::NodeId;
 use crate::packet::{Header, Mcast, McastKind, Packet};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 
 pub struct McastReceiverParams {
@@ -133,21 +133,21 @@ impl Application for McastReceiver {
     }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "mcast-receiver", m, v, u));
-        row("data_received", self.received as f64, "packets");
-        row("feedback_sent", self.reports as f64, "packets");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "mcast-receiver", m, v, u));
+        row("data_received", self.received as f64, Unit::Packets);
+        row("feedback_sent", self.reports as f64, Unit::Packets);
         if let (Some(first), Some(h)) = (self.first_seq, self.highest) {
             let expected = (h - first + 1) as f64;
-            row("loss_rate", 1.0 - self.received as f64 / expected, "ratio");
+            row("loss_rate", 1.0 - self.received as f64 / expected, Unit::Ratio);
         }
         if let (Some(a), Some(b)) = (self.first_at, self.last_at) {
             let span = b.saturating_since(a).as_secs_f64();
             if span > 0.0 {
-                row("throughput_kbps", self.bytes as f64 * 8.0 / span / 1e3, "kbit/s");
+                row("throughput_kbps", self.bytes as f64 * 8.0 / span / 1e3, Unit::Kbps);
             }
         }
         if let Some(owd) = self.owd_s {
-            row("rtt_estimate_ms", 2.0 * owd * 1e3, "ms");
+            row("rtt_estimate_ms", 2.0 * owd * 1e3, Unit::Ms);
         }
     }
 }

@@ -5,7 +5,7 @@ use super::McastControl;
 use crate::app::{AppCtx, Application};
 use crate::ids::NodeId;
 use crate::packet::{Header, Mcast, McastKind, Packet};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 
 /// The lowest rate a controller may set [bit/s]: below it the next packet would be due after
@@ -158,17 +158,17 @@ impl Application for McastSource {
     }
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "mcast-source", m, v, u));
-        row("packets_sent", self.sent as f64, "packets");
-        row("feedback_packets", self.feedback as f64, "packets");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "mcast-source", m, v, u));
+        row("packets_sent", self.sent as f64, Unit::Packets);
+        row("feedback_packets", self.feedback as f64, Unit::Packets);
         let start = self.started_at.unwrap_or(end);
         let stop = self.stopped_at.unwrap_or(end).min(end);
         let active = stop.saturating_since(start).as_secs_f64();
         if active > 0.0 {
             let kbps = self.sent as f64 * f64::from(self.p.packet_size) * 8.0 / active / 1e3;
-            row("send_rate_kbps", kbps, "kbit/s");
+            row("send_rate_kbps", kbps, Unit::Kbps);
         }
-        row("final_rate_kbps", self.rate / 1e3, "kbit/s");
+        row("final_rate_kbps", self.rate / 1e3, Unit::Kbps);
     }
 }
 

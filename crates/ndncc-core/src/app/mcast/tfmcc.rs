@@ -122,6 +122,19 @@ fn decode_clr(v: f32) -> Option<NodeId> {
     Some(NodeId(id - 1))
 }
 
+/// One receiver's report as the rate rules read it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateReport {
+    /// The receiver's node.
+    pub origin: NodeId,
+    /// Its calculated rate X_r.
+    pub x_r: f64,
+    /// It has seen a loss event.
+    pub have_loss: bool,
+    /// Its RTT R_r [s].
+    pub r_r: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Clr {
     id: NodeId,
@@ -232,13 +245,14 @@ impl Tfmcc {
     }
 
     /// Rate rules on one report (§1.4 steps 1, 2, 4 and 6).
-    pub fn on_report(&mut self, origin: NodeId, x_r: f64, have_loss: bool, r_r: f64, now: SimTime) {
-        self.on_report_as(origin, x_r, x_r, have_loss, r_r, now);
+    pub fn on_report(&mut self, report: RateReport, now: SimTime) {
+        self.on_report_as(report, report.x_r, now);
     }
 
     /// `on_report` where the CLR decisions use `x_clr` (X_r·R_max/R_r for a receiver that has
-    /// seen loss but has no RTT yet, §1.4 step 2) and X_supp uses the reported `x_r`.
-    fn on_report_as(&mut self, origin: NodeId, x_r: f64, x_clr: f64, have_loss: bool, r_r: f64, now: SimTime) {
+    /// seen loss but has no RTT yet, §1.4 step 2) and X_supp uses the reported X_r.
+    fn on_report_as(&mut self, report: RateReport, x_clr: f64, now: SimTime) {
+        let RateReport { origin, x_r, have_loss, r_r } = report;
         let r_r = r_r.max(0.001);
         if r_r > self.r_max {
             self.r_max = r_r;
@@ -433,7 +447,7 @@ impl McastControl for Tfmcc {
     fn on_feedback_from(&mut self, origin: NodeId, report: &McastReport, rtt: Option<SimDuration>, now: SimTime) {
         // Without the header's timestamps: the receiver's own estimate, else R_max.
         let r_r = rtt.map_or(self.r_max, |d| d.as_secs_f64());
-        self.on_report(origin, report.rate, report.hi >= 0.5, r_r, now);
+        self.on_report(RateReport { origin, x_r: report.rate, have_loss: report.hi >= 0.5, r_r }, now);
     }
     fn on_feedback_timed(
         &mut self,
@@ -448,7 +462,7 @@ impl McastControl for Tfmcc {
         let r_r = now.saturating_since(times.echo_at(sent_at)).as_secs_f64();
         let (have_loss, have_rtt) = (report.hi >= 0.5, report.lo >= 0.5);
         let x_clr = if have_loss && !have_rtt { report.rate * self.r_max / r_r.max(0.001) } else { report.rate };
-        self.on_report_as(origin, report.rate, x_clr, have_loss, r_r, now);
+        self.on_report_as(RateReport { origin, x_r: report.rate, have_loss, r_r }, x_clr, now);
         let e = Echo { id: origin, stamp: sent_at, arrived: now, have_rtt, round: times.round(), rate: report.rate };
         self.queue_echo(e);
     }
@@ -697,9 +711,9 @@ mod tests {
     #[test]
     fn slowstart_follows_the_smallest_report_over_one_round_trip() {
         let mut t = src();
-        t.on_report(NodeId(1), 200_000.0, false, 0.1, at(0));
-        t.on_report(NodeId(2), 100_000.0, false, 0.1, at(0));
-        t.on_report(NodeId(3), 300_000.0, false, 0.1, at(0));
+        t.on_report(RateReport { origin: NodeId(1), x_r: 200_000.0, have_loss: false, r_r: 0.1 }, at(0));
+        t.on_report(RateReport { origin: NodeId(2), x_r: 100_000.0, have_loss: false, r_r: 0.1 }, at(0));
+        t.on_report(RateReport { origin: NodeId(3), x_r: 300_000.0, have_loss: false, r_r: 0.1 }, at(0));
         assert_eq!(t.clr.map(|c| c.id), Some(NodeId(2)));
         assert_eq!(t.target, Some(100_000.0));
         // R_max stays 0.51 s (0.5 s would be below 8s/X + ts_gran = 0.5 + 0.01 s).
@@ -712,30 +726,30 @@ mod tests {
     #[test]
     fn after_the_first_loss_the_clr_rate_caps_the_increase_at_one_packet_per_r_max() {
         let mut t = src();
-        t.on_report(NodeId(1), 100_000.0, false, 0.1, at(0));
+        t.on_report(RateReport { origin: NodeId(1), x_r: 100_000.0, have_loss: false, r_r: 0.1 }, at(0));
         t.x = 100_000.0;
         // The CLR's first loss report: X = min(X_r, X + 8000/R_max); R_max is 0.5 s.
         t.r_max = 0.5;
-        t.on_report(NodeId(1), 500_000.0, true, 0.1, at(100));
+        t.on_report(RateReport { origin: NodeId(1), x_r: 500_000.0, have_loss: true, r_r: 0.1 }, at(100));
         assert!(!t.slowstart);
         assert!((t.x - 116_000.0).abs() < 1e-6, "{}", t.x);
         // A lower CLR report cuts X at once.
-        t.on_report(NodeId(1), 50_000.0, true, 0.1, at(200));
+        t.on_report(RateReport { origin: NodeId(1), x_r: 50_000.0, have_loss: true, r_r: 0.1 }, at(200));
         assert!((t.x - 50_000.0).abs() < 1e-9);
         // A slower non-CLR receiver takes over, and sets X_supp = 0.9·X_r.
-        t.on_report(NodeId(2), 40_000.0, true, 0.1, at(300));
+        t.on_report(RateReport { origin: NodeId(2), x_r: 40_000.0, have_loss: true, r_r: 0.1 }, at(300));
         assert_eq!(t.clr.map(|c| c.id), Some(NodeId(2)));
         assert!((t.x - 40_000.0).abs() < 1e-9);
         assert!((t.x_supp - 36_000.0).abs() < 1e-9);
         // A faster non-CLR report changes nothing but X_supp's minimum.
-        t.on_report(NodeId(3), 90_000.0, true, 0.1, at(310));
+        t.on_report(RateReport { origin: NodeId(3), x_r: 90_000.0, have_loss: true, r_r: 0.1 }, at(310));
         assert!((t.x - 40_000.0).abs() < 1e-9 && (t.x_supp - 36_000.0).abs() < 1e-9);
     }
 
     #[test]
     fn a_silent_clr_halves_the_rate_then_is_dropped() {
         let mut t = src();
-        t.on_report(NodeId(1), 100_000.0, true, 0.1, at(0));
+        t.on_report(RateReport { origin: NodeId(1), x_r: 100_000.0, have_loss: true, r_r: 0.1 }, at(0));
         t.x = 100_000.0;
         t.r_max = 0.5;
         t.tick(at(0));

@@ -644,11 +644,12 @@ impl Application for Ns2TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recorder::EventSamples;
 
     const MSS: u32 = 1000;
 
     fn sender(cfg: Ns2TcpConfig) -> (Ns2TcpSender, Recorder) {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let p = Ns2TcpParams {
             name: "t".into(),
             me: NodeId(0),

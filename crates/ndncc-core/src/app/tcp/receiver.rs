@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::app::{AppCtx, Application};
 use crate::ids::NodeId;
 use crate::packet::{Header, Ip, Packet, Tcp, TcpFlags, Transport};
-use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow};
+use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 
 use super::sender::HEADER_BYTES;
@@ -163,19 +163,20 @@ impl Application for TcpReceiver {
 
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
-        let mut row = |m: &str, v: f64, u: &str| out.push(SummaryRow::new(n, "tcp-sink", m, v, u));
-        row("bytes_delivered", self.rcv_nxt as f64, "bytes");
-        row("segments_received", self.segments_received as f64, "packets");
-        row("acks_sent", self.acks_sent as f64, "packets");
+        let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "tcp-sink", m, v, u));
+        row("bytes_delivered", self.rcv_nxt as f64, Unit::Bytes);
+        row("segments_received", self.segments_received as f64, Unit::Packets);
+        row("acks_sent", self.acks_sent as f64, Unit::Packets);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recorder::EventSamples;
 
     fn receiver() -> (TcpReceiver, Recorder) {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let p = TcpReceiverParams {
             name: "r".into(),
             me: NodeId(1),

@@ -525,6 +525,7 @@ mod tests {
     use super::*;
     use crate::cc::tcp::NewRenoConfig;
     use crate::plugin::Plugin;
+    use crate::recorder::EventSamples;
 
     const MSS: u32 = 1000;
 
@@ -542,7 +543,7 @@ mod tests {
         limited_transmit: bool,
         flight_size: FlightSize,
     ) -> (TcpSender, Recorder) {
-        let mut rec = Recorder::new(false);
+        let mut rec = Recorder::new(EventSamples::Skipped);
         let p = TcpSenderParams {
             name: "t".into(),
             me: NodeId(0),

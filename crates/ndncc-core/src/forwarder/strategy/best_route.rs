@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
-use crate::forwarder::fib::{FibEntryId, NextHop};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::plugin::Plugin;
@@ -16,8 +15,8 @@ pub struct BestRouteConfig {
     /// PCON's upstream-side marking: an Interest sent on a face whose queue is in its marking
     /// state marks its PIT entry, and the Data answering it is marked on its way back (seed
     /// 004). Default false, as NFD's best-route.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pcon_upstream_marking: bool,
+    #[serde(skip_serializing_if = "UpstreamMarking::is_off")]
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Plugin for BestRouteConfig {
@@ -42,20 +41,13 @@ impl Strategy for BestRoute {
     fn name(&self) -> &'static str {
         "best-route"
     }
-    fn choose(
-        &mut self,
-        _ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        _fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, _ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let nexthops = ev.nexthops;
         if let Some(best) = nexthops.first() {
             out.push(best.face);
         }
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
 }

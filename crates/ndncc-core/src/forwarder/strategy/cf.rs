@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
@@ -31,13 +31,13 @@ pub struct CfConfig {
     /// Weight of the old value in the weights' moving average, in [0, 1). Default 0.9.
     pub smoothing: f64,
     /// PCON's upstream-side marking (see `best-route`). Default false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pcon_upstream_marking: bool,
+    #[serde(skip_serializing_if = "UpstreamMarking::is_off")]
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Default for CfConfig {
     fn default() -> Self {
-        CfConfig { smoothing: 0.9, pcon_upstream_marking: false }
+        CfConfig { smoothing: 0.9, pcon_upstream_marking: UpstreamMarking::OFF }
     }
 }
 
@@ -95,15 +95,8 @@ impl Strategy for Cf {
     fn name(&self) -> &'static str {
         "cf"
     }
-    fn choose(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let (fib_entry, nexthops) = (ev.fib_entry, ev.nexthops);
         let wrr = self.state.entry(fib_entry).or_default();
         if let Some(f) = wrr.next(nexthops, self.cfg.smoothing, |f| ctx.faces[f.idx()].pending_interests) {
             out.push(f);
@@ -111,7 +104,7 @@ impl Strategy for Cf {
         }
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
     fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
         self.shares.sample(out);

@@ -37,38 +37,62 @@ pub struct StrategyCtx<'a> {
     pub faces: &'a [Face],
 }
 
+/// An Interest to forward (`Strategy::choose`).
+pub struct InterestEvent<'a> {
+    pub interest: &'a Packet,
+    /// The face it came in on.
+    pub in_face: FaceId,
+    /// Its FIB entry.
+    pub fib_entry: FibEntryId,
+    /// The FIB entry's next hops, sorted by cost, with the in-face already removed.
+    pub nexthops: &'a [NextHop],
+}
+
+/// A Data that came back for an Interest this node forwarded (`Strategy::on_data`).
+pub struct DataEvent<'a> {
+    pub data: &'a Packet,
+    /// The face it came back on.
+    pub from: FaceId,
+    /// The FIB entry its Interest was forwarded by, if any.
+    pub fib_entry: Option<FibEntryId>,
+}
+
+/// A NACK that came back (`Strategy::on_nack`).
+pub struct NackEvent<'a> {
+    pub nack: &'a Packet,
+    /// The face it came back on.
+    pub from: FaceId,
+    /// The FIB entry its Interest was forwarded by, if any.
+    pub fib_entry: Option<FibEntryId>,
+    /// The next hops the Interest has not been sent to yet.
+    pub untried: &'a [NextHop],
+}
+
+/// A PIT entry that expired without Data (`Strategy::on_pit_expired`).
+pub struct ExpiryEvent<'a> {
+    /// The faces its Interest went to, the strategy's choice first.
+    pub out_faces: &'a [FaceId],
+    /// The FIB entry its Interest was forwarded by, if any.
+    pub fib_entry: Option<FibEntryId>,
+}
+
 /// Faces chosen for one Interest.
 pub type FaceList = SmallVec<[FaceId; 4]>;
 
 pub trait Strategy: Send {
     fn name(&self) -> &'static str;
-    /// Choose out-faces for an Interest. `nexthops` come from the FIB entry, sorted by cost, with
-    /// the in-face already removed. Leaving `out` empty makes the forwarder send a NACK NoRoute.
-    fn choose(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        interest: &Packet,
-        in_face: FaceId,
-        fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    );
-    /// A Data came back from `from` for an Interest this node forwarded.
-    fn on_data(&mut self, _ctx: &mut StrategyCtx, _data: &Packet, _from: FaceId, _fib_entry: Option<FibEntryId>) {}
-    /// A NACK came back from `from`. Return another face to try, or `None` to give up on that
-    /// face (the forwarder NACKs downstream once every out-face has NACKed).
-    fn on_nack(
-        &mut self,
-        _ctx: &mut StrategyCtx,
-        _nack: &Packet,
-        _from: FaceId,
-        _fib_entry: Option<FibEntryId>,
-        _untried: &[NextHop],
-    ) -> Option<FaceId> {
+    /// Choose out-faces for an Interest. Leaving `out` empty makes the forwarder send a NACK
+    /// NoRoute.
+    fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList);
+    /// A Data came back for an Interest this node forwarded.
+    fn on_data(&mut self, _ctx: &mut StrategyCtx, _ev: &DataEvent) {}
+    /// A NACK came back. Return another face to try, or `None` to give up on the face it came
+    /// from (the forwarder NACKs downstream once every out-face has NACKed).
+    fn on_nack(&mut self, _ctx: &mut StrategyCtx, _ev: &NackEvent) -> Option<FaceId> {
         None
     }
-    /// A PIT entry expired without Data; `out_faces` are the faces its Interest went to.
-    fn on_pit_expired(&mut self, _ctx: &mut StrategyCtx, _out_faces: &[FaceId], _fib_entry: Option<FibEntryId>) {}
+    /// A PIT entry expired without Data.
+    fn on_pit_expired(&mut self, _ctx: &mut StrategyCtx, _ev: &ExpiryEvent) {}
     /// An Interest was just sent on `face`. Return true to mark its PIT entry, so that the
     /// Data answering it is marked on its way back (PCON's upstream-side marking).
     fn after_send_interest(&mut self, _ctx: &mut StrategyCtx, _face: FaceId, _interest: &Packet) -> bool {
@@ -82,6 +106,28 @@ pub trait Strategy: Send {
 /// PCON's upstream-side congestion detection: is the queue of `face` in its marking state?
 pub fn upstream_marking(ctx: &StrategyCtx, face: FaceId) -> bool {
     ctx.faces[face.idx()].is_congested()
+}
+
+/// `pcon_upstream_marking`, the switch every built-in strategy has: PCON's upstream-side
+/// marking, where an Interest sent on a face whose queue is in its marking state marks its PIT
+/// entry, and the Data answering it is marked on its way back (seed 004). It reads and writes as
+/// a bool; off by default (NFD's strategies do not mark), on in `pcon`'s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct UpstreamMarking(pub bool);
+
+impl UpstreamMarking {
+    pub const ON: UpstreamMarking = UpstreamMarking(true);
+    pub const OFF: UpstreamMarking = UpstreamMarking(false);
+
+    /// Whether the Interest just sent on `face` marks its PIT entry (`after_send_interest`).
+    pub fn marks(self, ctx: &StrategyCtx, face: FaceId) -> bool {
+        self.0 && upstream_marking(ctx, face)
+    }
+    /// Off, as a config leaves it out when written.
+    pub fn is_off(&self) -> bool {
+        !self.0
+    }
 }
 
 /// A node's strategy: built-ins by value, user plug-ins boxed.

@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
-use crate::forwarder::fib::{FibEntryId, NextHop};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::plugin::Plugin;
@@ -13,8 +12,8 @@ use crate::plugin::Plugin;
 #[serde(deny_unknown_fields, default)]
 pub struct MulticastConfig {
     /// PCON's upstream-side marking (see `best-route`). Default false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pcon_upstream_marking: bool,
+    #[serde(skip_serializing_if = "UpstreamMarking::is_off")]
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Plugin for MulticastConfig {
@@ -39,18 +38,11 @@ impl Strategy for Multicast {
     fn name(&self) -> &'static str {
         "multicast"
     }
-    fn choose(
-        &mut self,
-        _ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        _fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, _ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let nexthops = ev.nexthops;
         out.extend(nexthops.iter().map(|n| n.face));
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
 }

@@ -27,7 +27,9 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
+use super::{
+    AnyStrategy, DataEvent, ExpiryEvent, FaceList, InterestEvent, NackEvent, Strategy, StrategyCtx, UpstreamMarking,
+};
 use crate::forwarder::fib::{FibEntryId, NextHop};
 use crate::ids::FaceId;
 use crate::packet::Packet;
@@ -59,7 +61,7 @@ pub struct PconStrategyConfig {
     /// `"shortest"` (default) or `"equal"`.
     pub init: InitialSplit,
     /// PCON's upstream-side marking (see `best-route`). Default true.
-    pub pcon_upstream_marking: bool,
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Default for PconStrategyConfig {
@@ -69,7 +71,7 @@ impl Default for PconStrategyConfig {
             probing: 0.001,
             nack_update_interval: Duration::from_millis(110),
             init: InitialSplit::Shortest,
-            pcon_upstream_marking: true,
+            pcon_upstream_marking: UpstreamMarking::ON,
         }
     }
 }
@@ -179,15 +181,8 @@ impl Strategy for PconStrategy {
     fn name(&self) -> &'static str {
         "pcon"
     }
-    fn choose(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let (fib_entry, nexthops) = (ev.fib_entry, ev.nexthops);
         let init = self.cfg.init;
         let split = self.splits.entry(fib_entry).or_insert_with(|| Split::new(nexthops, init));
         for h in nexthops {
@@ -203,34 +198,27 @@ impl Strategy for PconStrategy {
             out.extend(nexthops.iter().map(|h| h.face).filter(|f| *f != chosen));
         }
     }
-    fn on_data(&mut self, _ctx: &mut StrategyCtx, data: &Packet, from: FaceId, fib_entry: Option<FibEntryId>) {
-        if data.mark > 0 {
-            self.reduce(fib_entry, from, true);
+    fn on_data(&mut self, _ctx: &mut StrategyCtx, ev: &DataEvent) {
+        if ev.data.mark > 0 {
+            self.reduce(ev.fib_entry, ev.from, true);
         }
     }
-    fn on_nack(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        nack: &Packet,
-        from: FaceId,
-        fib_entry: Option<FibEntryId>,
-        _untried: &[NextHop],
-    ) -> Option<FaceId> {
+    fn on_nack(&mut self, ctx: &mut StrategyCtx, ev: &NackEvent) -> Option<FaceId> {
         let due = self.last_nack_update.is_none_or(|t| ctx.now >= t + self.cfg.nack_update_interval.get());
-        if nack.mark > 0 && due {
+        if ev.nack.mark > 0 && due {
             self.last_nack_update = Some(ctx.now);
-            self.reduce(fib_entry, from, true);
+            self.reduce(ev.fib_entry, ev.from, true);
         }
         None
     }
-    fn on_pit_expired(&mut self, _ctx: &mut StrategyCtx, out_faces: &[FaceId], fib_entry: Option<FibEntryId>) {
+    fn on_pit_expired(&mut self, _ctx: &mut StrategyCtx, ev: &ExpiryEvent) {
         // The face the strategy chose comes first; probes follow it.
-        if let Some(&face) = out_faces.first() {
-            self.reduce(fib_entry, face, false);
+        if let Some(&face) = ev.out_faces.first() {
+            self.reduce(ev.fib_entry, face, false);
         }
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
     fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
         self.shares.sample(out);

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::share::ShareMeter;
-use super::{upstream_marking, AnyStrategy, FaceList, Strategy, StrategyCtx};
-use crate::forwarder::fib::{FibEntryId, NextHop};
+use super::{AnyStrategy, FaceList, InterestEvent, Strategy, StrategyCtx, UpstreamMarking};
+use crate::forwarder::fib::NextHop;
 use crate::ids::FaceId;
 use crate::packet::Packet;
 use crate::plugin::Plugin;
@@ -18,8 +18,8 @@ use crate::plugin::Plugin;
 #[serde(deny_unknown_fields, default)]
 pub struct PiConfig {
     /// PCON's upstream-side marking (see `best-route`). Default false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pcon_upstream_marking: bool,
+    #[serde(skip_serializing_if = "UpstreamMarking::is_off")]
+    pub pcon_upstream_marking: UpstreamMarking,
 }
 
 impl Plugin for PiConfig {
@@ -43,22 +43,15 @@ impl Strategy for Pi {
     fn name(&self) -> &'static str {
         "pi"
     }
-    fn choose(
-        &mut self,
-        ctx: &mut StrategyCtx,
-        _interest: &Packet,
-        _in_face: FaceId,
-        _fib_entry: FibEntryId,
-        nexthops: &[NextHop],
-        out: &mut FaceList,
-    ) {
+    fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        let nexthops = ev.nexthops;
         if let Some(f) = fewest_pending(nexthops, |f| ctx.faces[f.idx()].pending_interests) {
             out.push(f);
             self.shares.count(f);
         }
     }
     fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, _interest: &Packet) -> bool {
-        self.cfg.pcon_upstream_marking && upstream_marking(ctx, face)
+        self.cfg.pcon_upstream_marking.marks(ctx, face)
     }
     fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
         self.shares.sample(out);
