@@ -21,8 +21,47 @@ use crate::time::{SimDuration, SimTime};
 pub struct Underlay {
     pub bandwidth_bps: u64,
     pub limit_packets: usize,
-    /// Departure times of packets inside the underlay, oldest first.
-    pub departures: VecDeque<SimTime>,
+    /// A limit in bytes as well, if set (a byte-counting FIFO: a small packet may still fit
+    /// where a large one does not).
+    pub limit_bytes: Option<u64>,
+    /// Departure times and sizes of packets inside the underlay, oldest first.
+    pub departures: VecDeque<(SimTime, u32)>,
+    /// Bytes of the packets inside the underlay.
+    pub bytes: u64,
+}
+
+impl Underlay {
+    pub fn new(bandwidth_bps: u64, limit_packets: usize, limit_bytes: Option<u64>) -> Underlay {
+        Underlay {
+            bandwidth_bps,
+            limit_packets: limit_packets.max(1),
+            limit_bytes,
+            departures: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+
+    /// Take a packet of `size` bytes that finished its transmission onto the overlay at `end`:
+    /// its arrival at the far end of the underlay (before the propagation delay), or None if
+    /// the FIFO is full. Packets that left the underlay by `end` make room first.
+    pub fn admit(&mut self, end: SimTime, size: u32) -> Option<SimTime> {
+        while let Some(&(t, s)) = self.departures.front() {
+            if t > end {
+                break;
+            }
+            self.departures.pop_front();
+            self.bytes = self.bytes.saturating_sub(u64::from(s));
+        }
+        let over_bytes = self.limit_bytes.is_some_and(|l| self.bytes.saturating_add(u64::from(size)) > l);
+        if self.departures.len() >= self.limit_packets || over_bytes {
+            return None;
+        }
+        let start = self.departures.back().map_or(end, |&(t, _)| t).max(end);
+        let depart = start + SimDuration::transmission(u64::from(size), self.bandwidth_bps);
+        self.departures.push_back((depart, size));
+        self.bytes = self.bytes.saturating_add(u64::from(size));
+        Some(depart)
+    }
 }
 
 /// The transmit side of one link direction.
@@ -196,5 +235,38 @@ mod tests {
                 proptest::prop_assert_eq!(eg.transmission_time(size), fresh);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod underlay_tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn the_underlay_serialises_at_its_rate_and_drops_beyond_its_packet_limit() {
+        // 8 Mbit/s: a 1,000-byte packet takes 1 ms. Three arrive at 0 and leave at 1, 2 and
+        // 3 ms; with room for two, the third is dropped.
+        let mut u = Underlay::new(8_000_000, 2, None);
+        assert_eq!(u.admit(SimTime::ZERO, 1000), Some(SimTime(MS)));
+        assert_eq!(u.admit(SimTime::ZERO, 1000), Some(SimTime(2 * MS)));
+        assert_eq!(u.admit(SimTime::ZERO, 1000), None);
+        // At 1 ms the first has left: one more fits, behind the second (leaves at 3 ms).
+        assert_eq!(u.admit(SimTime(MS), 1000), Some(SimTime(3 * MS)));
+        assert_eq!(u.bytes, 2000);
+    }
+
+    #[test]
+    fn with_a_byte_limit_a_small_packet_fits_where_a_large_one_does_not() {
+        // Room for 2,050 bytes: two 1,000-byte packets leave 50 bytes, enough for a 50-byte NACK
+        // but not for a third Data.
+        let mut u = Underlay::new(8_000_000, 100, Some(2050));
+        assert!(u.admit(SimTime::ZERO, 1000).is_some());
+        assert!(u.admit(SimTime::ZERO, 1000).is_some());
+        assert_eq!(u.admit(SimTime::ZERO, 1000), None);
+        // 50 bytes at 8 Mbit/s: 50 µs after the second Data leaves at 2 ms.
+        assert_eq!(u.admit(SimTime::ZERO, 50), Some(SimTime(2 * MS + 50_000)));
+        assert_eq!(u.admit(SimTime::ZERO, 1), None);
     }
 }

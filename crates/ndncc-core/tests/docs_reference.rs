@@ -247,6 +247,7 @@ fn link() -> LinkSpec {
     l.queue_ab = Some(QueueConfig::default());
     l.queue_ba = Some(QueueConfig::default());
     l.underlay = Some(Bandwidth::mbps(1));
+    l.underlay_queue_bytes = Some(Bytes(100_000));
     l.interest_shaper = Some(shaper());
     l.interest_shaper_ab = Some(shaper());
     l.interest_shaper_ba = Some(shaper());

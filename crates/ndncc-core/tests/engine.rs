@@ -9,7 +9,7 @@ use ndncc_core::rng::{stable_hash, stream};
 use ndncc_core::scenario::{ConsumerSpec, ProducerSpec};
 use ndncc_core::time::{SimDuration, SimTime};
 use ndncc_core::units::{Bytes, Duration, Fraction};
-use ndncc_core::world::{LinkParams, World, WorldBuilder};
+use ndncc_core::world::{LinkParams, UnderlayParams, World, WorldBuilder};
 use rand::Rng;
 
 /// A consumer on `node` fetching `/p`-style `prefix` under a fixed window; `segments` = None runs
@@ -278,9 +278,11 @@ fn a_hidden_underlay_caps_goodput_at_its_capacity_and_drops_its_overflow() {
     let mut b = WorldBuilder::new(1, SimDuration::from_secs(10));
     let c = b.add_node("C");
     let r = b.add_node("R");
-    let overlay =
-        LinkParams { underlay: Some((10_000_000, 20)), ..LinkParams::new(20_000_000, SimDuration::from_millis(5)) }
-            .with_queue(droptail(1000));
+    let overlay = LinkParams {
+        underlay: Some(UnderlayParams { bandwidth_bps: 10_000_000, limit_packets: 20, limit_bytes: None }),
+        ..LinkParams::new(20_000_000, SimDuration::from_millis(5))
+    }
+    .with_queue(droptail(1000));
     let plain = LinkParams::new(20_000_000, SimDuration::from_millis(5)).with_queue(droptail(1000));
     b.add_link("C-R", c, r, plain, overlay).unwrap();
     let f = b.face_between(c, r).unwrap();

@@ -372,6 +372,10 @@ def _shaper(capacity: str = "") -> tuple[str, ...]:
 #: PCON's local link-loss detection on the overlay, as the seed ran it: the tunnel's losses are
 #: the hidden underlay's congestion (marked NACKs); the frame timer's floor is NFD's 200 ms.
 SHIM = ('links.R1-R2.link_service={type="loss-detect", loss="congestion", min_timeout="200ms"}',)
+#: A byte-counting underlay FIFO (as ns-3's DropTail in byte mode) of about 101 Data of 1,088 B:
+#: when it is full of Data, a NACK still fits. Not a multiple of the Data size, as a byte limit
+#: seldom is; the packet limit is lifted so that only the bytes count.
+UNDERLAY_BYTES = ("links.R1-R2.underlay_queue=100000", 'links.R1-R2.underlay_queue_bytes="110000B"')
 #: The wireless link: no hidden bottleneck, bursty loss on the Data direction.
 WIRELESS = (
     "links.R1-R2.underlay=20Mbps",
@@ -442,6 +446,35 @@ OVERLAY_VARIANTS = [
         (*_shaper(), "links.R1-R2.underlay_queue=200"),
         {},
         "sensitivity: the overlay shaper with a 200-packet underlay FIFO",
+    ),
+    Variant(
+        "overlay-pcon-underlay-bytes",
+        OVERLAY,
+        (*SHIM, *UNDERLAY_BYTES),
+        {},
+        "sensitivity: a byte-counting underlay FIFO of 110,000 B (about 101 Data), where a 50-byte NACK "
+        "fits when a Data does not",
+    ),
+    Variant(
+        "overlay-pcon-underlay-bytes-rto-300ms",
+        OVERLAY,
+        (*SHIM, *UNDERLAY_BYTES, 'apps.C.rtt={min_rto="300ms", max_backoff=8}'),
+        {},
+        "sensitivity: the byte-counting underlay FIFO and pcon_scen4.x's 300 ms RTO floor",
+    ),
+    Variant(
+        "overlay-pcon-underlay-bytes-rto-1100ms",
+        OVERLAY,
+        (*SHIM, *UNDERLAY_BYTES, 'apps.C.rtt={min_rto="1100ms", max_backoff=8}'),
+        {},
+        "sensitivity: the byte-counting underlay FIFO and pcon_scen1's 1,100 ms RTO floor",
+    ),
+    Variant(
+        "overlay-shaper-overlay-underlay-bytes",
+        OVERLAY,
+        (*_shaper(), *UNDERLAY_BYTES),
+        {},
+        "sensitivity: the overlay shaper with the byte-counting underlay FIFO",
     ),
     Variant(
         "overlay-pcon-consumerpcon",
@@ -1283,6 +1316,36 @@ def _overlay_notes(nt: Notes) -> None:
         "start runs "
         f"to the first loss, {n('overlay-pcon-consumerpcon', 'timeouts', 'all')} "
         f"({n('overlay-pcon-consumerpcon', 'timeouts_startup', 'all')} in the start-up).",
+    )
+    nt.say(
+        "  What it takes: with an underlay FIFO that counts bytes (110,000 B, about 101 Data), a NACK "
+        "fits where a Data does not, and with pcon_scen1's 1,100 ms RTO floor the consumer waits for it: "
+        f"{n('overlay-pcon-underlay-bytes-rto-1100ms', 'timeouts', 'all')} timeouts against the overlay "
+        f"shaper's {n('overlay-shaper-overlay-underlay-bytes', 'timeouts', 'all')} on the same FIFO, under "
+        "5% as the seed says; either change alone is not enough (the byte FIFO with the 200 ms floor "
+        f"{n('overlay-pcon-underlay-bytes', 'timeouts', 'all')}, with pcon_scen4.x's 300 ms "
+        f"{n('overlay-pcon-underlay-bytes-rto-300ms', 'timeouts', 'all')}; the packet FIFO with 1,100 ms "
+        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')}). The seed gives neither its underlay's queue "
+        "nor this scenario's timer, so both are read as the conditions of its result, not as its settings.",
+        Check(
+            ("overlay-pcon-underlay-bytes-rto-1100ms", "all", "timeouts"),
+            "<",
+            ("overlay-shaper-overlay-underlay-bytes", "all", "timeouts"),
+            0.05,
+        ),
+        Check(
+            ("overlay-pcon-underlay-bytes", "all", "timeouts"),
+            ">=",
+            ("overlay-shaper-overlay-underlay-bytes", "all", "timeouts"),
+            0.05,
+        ),
+        Check(("overlay-pcon-rto-1100ms", "all", "timeouts"), ">=", (over, "all", "timeouts"), 0.05),
+        otherwise="  With an underlay FIFO that counts bytes (110,000 B) and pcon_scen1's 1,100 ms RTO "
+        "floor: "
+        f"{n('overlay-pcon-underlay-bytes-rto-1100ms', 'timeouts', 'all')} timeouts against the overlay "
+        f"shaper's {n('overlay-shaper-overlay-underlay-bytes', 'timeouts', 'all')} on the same FIFO; the "
+        f"byte FIFO alone {n('overlay-pcon-underlay-bytes', 'timeouts', 'all')}, with a 300 ms floor "
+        f"{n('overlay-pcon-underlay-bytes-rto-300ms', 'timeouts', 'all')}.",
     )
     nt.say(
         f"- PCON has fewer timeouts than the overlay shaper ({n(pcon, 'timeouts', 'all')} against "

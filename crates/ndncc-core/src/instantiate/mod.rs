@@ -14,7 +14,7 @@ use crate::routing::{Graph, RoutePlan};
 use crate::scenario::{AppSpec, Dir, LoadedTrace, RoutingMetric, RoutingMode, Scenario};
 use crate::time::{SimDuration, SimTime};
 use crate::world::actions::{LinkSetting, SetLink};
-use crate::world::{LinkParams, World, WorldBuilder};
+use crate::world::{LinkParams, UnderlayParams, World, WorldBuilder};
 
 /// A scenario that validated but cannot be built (a component rejected its parameters).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +79,11 @@ pub fn build_world(scenario: &Scenario, seed: u64) -> Result<World, BuildError> 
                 delay: d.delay.get(),
                 queue: d.queue.clone(),
                 loss: d.loss.clone(),
-                underlay: d.underlay.map(|u| (u.bps(), d.underlay_queue)),
+                underlay: d.underlay.map(|u| UnderlayParams {
+                    bandwidth_bps: u.bps(),
+                    limit_packets: d.underlay_queue,
+                    limit_bytes: d.underlay_queue_bytes.map(|b| b.0),
+                }),
                 shaper: d.interest_shaper.cloned(),
                 trace,
             }

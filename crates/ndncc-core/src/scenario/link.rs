@@ -8,7 +8,7 @@ use super::types::default_cost;
 use crate::linkservice::LinkServiceConfig;
 use crate::loss::LossConfig;
 use crate::queue::{QueueConfig, ShaperConfig};
-use crate::units::{Bandwidth, Duration};
+use crate::units::{Bandwidth, Bytes, Duration};
 
 /// Keys a `[links.NAME]` table accepts. `[defaults.link]` accepts all of them but `endpoints`.
 pub const LINK_KEYS: &[&str] = &[
@@ -26,6 +26,7 @@ pub const LINK_KEYS: &[&str] = &[
     "queue_ba",
     "underlay",
     "underlay_queue",
+    "underlay_queue_bytes",
     "interest_shaper",
     "interest_shaper_ab",
     "interest_shaper_ba",
@@ -75,6 +76,9 @@ pub struct LinkSpec {
     /// Packets the underlay holds before it drops \[packets\]. Default 100; used only with
     /// `underlay`.
     pub underlay_queue: usize,
+    /// Bytes the underlay holds before it drops, as well as `underlay_queue` packets
+    /// \[bytes\]. Optional; used only with `underlay`.
+    pub underlay_queue_bytes: Option<Bytes>,
     /// Hop-by-hop Interest shaper on each direction's sending face. Optional.
     pub interest_shaper: Option<ShaperConfig>,
     /// Interest shaper of a → b only, overriding `interest_shaper`. Optional.
@@ -122,6 +126,8 @@ struct LinkFile {
     underlay: Option<Bandwidth>,
     #[serde(default = "default_underlay_queue")]
     underlay_queue: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    underlay_queue_bytes: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     interest_shaper: Option<ShaperConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,6 +179,7 @@ impl From<LinkFile> for LinkSpec {
             queue_ba: f.queue_ba,
             underlay: f.underlay,
             underlay_queue: f.underlay_queue,
+            underlay_queue_bytes: f.underlay_queue_bytes,
             interest_shaper: f.interest_shaper,
             interest_shaper_ab: f.interest_shaper_ab,
             interest_shaper_ba: f.interest_shaper_ba,
@@ -209,6 +216,7 @@ impl From<LinkSpec> for LinkFile {
             queue_ba: l.queue_ba,
             underlay: l.underlay,
             underlay_queue: l.underlay_queue,
+            underlay_queue_bytes: l.underlay_queue_bytes,
             interest_shaper: l.interest_shaper,
             interest_shaper_ab: l.interest_shaper_ab,
             interest_shaper_ba: l.interest_shaper_ba,
@@ -252,6 +260,7 @@ pub struct DirectionSpec<'a> {
     pub interest_shaper: Option<&'a ShaperConfig>,
     pub underlay: Option<Bandwidth>,
     pub underlay_queue: usize,
+    pub underlay_queue_bytes: Option<Bytes>,
     /// A file the bandwidth follows, if any.
     pub trace: Option<&'a TraceSpec>,
 }
@@ -274,6 +283,7 @@ impl LinkSpec {
             queue_ba: None,
             underlay: None,
             underlay_queue: default_underlay_queue(),
+            underlay_queue_bytes: None,
             interest_shaper: None,
             interest_shaper_ab: None,
             interest_shaper_ba: None,
@@ -306,6 +316,7 @@ impl LinkSpec {
             interest_shaper: shaper.as_ref().or(self.interest_shaper.as_ref()),
             underlay: self.underlay,
             underlay_queue: self.underlay_queue,
+            underlay_queue_bytes: self.underlay_queue_bytes,
             trace,
         }
     }
@@ -349,6 +360,7 @@ mod tests {
         l.queue_ab = Some(QueueConfig::default());
         l.queue_ba = Some(QueueConfig::default());
         l.underlay = Some(Bandwidth::mbps(1));
+        l.underlay_queue_bytes = Some(Bytes(100_000));
         l.interest_shaper = Some(ShaperConfig::default());
         l.interest_shaper_ab = Some(ShaperConfig::default());
         l.interest_shaper_ba = Some(ShaperConfig::default());

@@ -11,7 +11,7 @@ use super::types::{name_covers, split_face, ClockPhase, FaceSelection, NodeSpec,
 use crate::app::tcp::{FlightSize, TcpProfile};
 use crate::cc::tcp::TcpControlConfig;
 use crate::plugin::check;
-use crate::queue::MAX_QUEUE_PACKETS;
+use crate::queue::{MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS};
 use crate::time::SimDuration;
 use crate::units::Duration;
 
@@ -700,6 +700,9 @@ pub(crate) fn check_link_settings(key: &str, l: &LinkSpec) -> Check {
         t.validate().map_err(|e| e.under(&join(key, k)))?;
     }
     check::count(&join(key, "underlay_queue"), l.underlay_queue as u64, 1, MAX_QUEUE_PACKETS)?;
+    if let Some(b) = l.underlay_queue_bytes {
+        check::count(&join(key, "underlay_queue_bytes"), b.0, 1, MAX_QUEUE_BYTES)?;
+    }
     check::time(&join(key, "delay"), l.delay.get(), true)
 }
 

@@ -1,7 +1,6 @@
 //! Building a world in code: nodes, links, routes and applications, then `build()`. The scenario
 //! layer drives this builder; tests and benchmarks use it directly.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::actions::Action;
@@ -75,6 +74,16 @@ impl From<BuilderError> for String {
 }
 
 /// One direction of a link.
+/// A hidden underlay below an overlay link: its capacity [bit/s] and the FIFO's limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnderlayParams {
+    pub bandwidth_bps: u64,
+    /// [packets]
+    pub limit_packets: usize,
+    /// [bytes], as well as the packet limit, if set.
+    pub limit_bytes: Option<u64>,
+}
+
 #[derive(Clone, Debug)]
 pub struct LinkParams {
     /// [bit/s]
@@ -83,8 +92,8 @@ pub struct LinkParams {
     pub delay: SimDuration,
     pub queue: QueueConfig,
     pub loss: LossConfig,
-    /// Hidden underlay capacity [bit/s] and its FIFO size [packets].
-    pub underlay: Option<(u64, usize)>,
+    /// Hidden underlay capacity and its FIFO.
+    pub underlay: Option<UnderlayParams>,
     pub shaper: Option<ShaperConfig>,
     /// Delivery opportunities in place of a fixed bandwidth (then `bandwidth_bps` should be
     /// the trace's mean, which the direction's Interest shaper and summary read).
@@ -286,12 +295,10 @@ impl WorldBuilder {
             None => None,
         };
         let underlay = match p.underlay {
-            Some((0, _)) => return Err(BuilderError::ZeroUnderlayBandwidth { link: name.to_owned() }),
-            Some((bandwidth_bps, limit_packets)) => Some(Box::new(Underlay {
-                bandwidth_bps,
-                limit_packets: limit_packets.max(1),
-                departures: VecDeque::new(),
-            })),
+            Some(u) if u.bandwidth_bps == 0 => {
+                return Err(BuilderError::ZeroUnderlayBandwidth { link: name.to_owned() })
+            }
+            Some(u) => Some(Box::new(Underlay::new(u.bandwidth_bps, u.limit_packets, u.limit_bytes))),
             None => None,
         };
         let rng = stream(self.seed, &format!("link:{name}"));
@@ -715,7 +722,7 @@ mod tests {
         assert_eq!(message(e), "link A->B: bandwidth must be > 0");
 
         let mut underlay = ok.clone();
-        underlay.underlay = Some((0, 10));
+        underlay.underlay = Some(UnderlayParams { bandwidth_bps: 0, limit_packets: 10, limit_bytes: None });
         let e = b.add_link("A-B", a, n, ok.clone(), underlay).unwrap_err();
         assert_eq!(message(e), "link B->A: underlay bandwidth must be > 0");
 

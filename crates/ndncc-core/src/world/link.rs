@@ -341,17 +341,12 @@ impl Engine {
             cause = Some(DropCause::Loss);
             None
         } else if let Some(ul) = eg.underlay.as_mut() {
-            while ul.departures.front().is_some_and(|&t| t <= end) {
-                ul.departures.pop_front();
-            }
-            if ul.departures.len() >= ul.limit_packets {
-                cause = Some(DropCause::Underlay);
-                None
-            } else {
-                let start = ul.departures.back().copied().unwrap_or(end).max(end);
-                let depart = start + SimDuration::transmission(p.size as u64, ul.bandwidth_bps);
-                ul.departures.push_back(depart);
-                Some(depart + eg.delay)
+            match ul.admit(end, p.size) {
+                Some(depart) => Some(depart + eg.delay),
+                None => {
+                    cause = Some(DropCause::Underlay);
+                    None
+                }
             }
         } else {
             Some(end + eg.delay)

@@ -24,7 +24,7 @@ mod sampling;
 #[cfg(test)]
 mod shortcut_tests;
 
-pub use builder::{BuilderError, LinkParams, WorldBuilder};
+pub use builder::{BuilderError, LinkParams, UnderlayParams, WorldBuilder};
 pub use effects::Effects;
 pub use network::{AppSlot, Link, McastRoute, Network, Node, NodeCounters};
 pub use probe::{jain_index, FlowKey};
