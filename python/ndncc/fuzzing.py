@@ -332,12 +332,29 @@ class Outcome:
     output: str
 
 
+#: A file a scenario refers to by a path relative to itself (a link's delivery trace or rate
+#: series): ``trace = "…"`` or ``series = "…"``.
+_REFERENCED_FILE = re.compile(r'\b(trace|series)(\s*=\s*)"([^"]+)"')
+
+
+def anchored(text: str, folder: Path) -> str:
+    """``text`` with the relative paths of the files it refers to made absolute from ``folder``:
+    a mutant runs from a folder of its own, and should still find its traces."""
+
+    def absolute(m: re.Match) -> str:
+        path = Path(m.group(3))
+        return m.group(0) if path.is_absolute() else f'{m.group(1)}{m.group(2)}"{(folder / path).as_posix()}"'
+
+    return _REFERENCED_FILE.sub(absolute, text)
+
+
 def sources(folders: Sequence[Path]) -> dict[str, str]:
-    """Every ``*.toml`` scenario in ``folders``, by file name."""
+    """Every ``*.toml`` scenario in ``folders``, by file name, with the files it refers to
+    given by absolute paths."""
     found = {}
     for folder in folders:
         for path in sorted(folder.glob("*.toml")):
-            found[path.name] = path.read_text(encoding="utf-8")
+            found[path.name] = anchored(path.read_text(encoding="utf-8"), path.parent.resolve())
     return found
 
 
@@ -360,11 +377,12 @@ def _seconds(text: object) -> Optional[float]:
 
 
 def _latest_start(doc: object) -> float:
-    """The latest ``start`` (or ``stop``) written anywhere in a parsed scenario [s]."""
+    """The latest ``start`` (or ``start_jitter``, or an event's ``at``) written anywhere in a
+    parsed scenario [s]: a cut duration keeps the apps starting and the events happening."""
     latest = 0.0
     if isinstance(doc, dict):
         for k, v in doc.items():
-            s = _seconds(v) if k in ("start", "start_jitter") else None
+            s = _seconds(v) if k in ("start", "start_jitter", "at") else None
             latest = max(latest, s or 0.0, _latest_start(v))
     elif isinstance(doc, list):
         for v in doc:

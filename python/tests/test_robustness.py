@@ -780,6 +780,21 @@ def test_a_small_fuzz_campaign_has_no_failures(tmp_path):
     assert counts["ok"] + counts["refused"] + counts["stopped"] == 18
 
 
+def test_fuzz_mutants_find_their_traces_and_keep_their_events(tmp_path):
+    # A mutant runs from a folder of its own: the files its scenario names by relative paths are
+    # given absolute ones, from the scenario's folder.
+    folder = tmp_path / "scenarios"
+    text = 'bandwidth = { trace = "traces/a.trace", mtu = "1500B" }\nb = { series = "/abs/r.csv" }\n'
+    assert fuzzing.anchored(text, folder) == (
+        f'bandwidth = {{ trace = "{(folder / "traces/a.trace").as_posix()}", mtu = "1500B" }}\n'
+        'b = { series = "/abs/r.csv" }\n'
+    )
+    # A mutant whose duration is cut still runs past its last event (and its last app start).
+    original = '[simulation]\nduration = "30s"\n[[events]]\nat = "8s"\nlink = "A-B"\naction = "down"\n'
+    mutated = original.replace('action = "down"', 'action = "up"')
+    assert fuzzing.duration_cut(original, mutated, clamp=2.0) == ["-s", 'simulation.duration="9s"']
+
+
 def test_the_fuzz_campaign_classifies_every_way_a_case_can_end():
     line = "error: x.toml:3: simulation.duration: bad\n"
     assert fuzzing.classify(0, "", False, "", 0, 1) == "ok"
