@@ -7,7 +7,7 @@ use super::actions::Action;
 use super::dynamics::Topology;
 use super::engine::{Actor, Engine, Scratch, Watchdog};
 use super::sampling::{FaceMetricIds, Sampling};
-use super::{AppSlot, Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
+use super::{Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer;
 use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::app::{Application, ConsumerParams, Controller, Producer, ProducerParams};
@@ -395,22 +395,7 @@ impl WorldBuilder {
         start: SimTime,
         stop: Option<SimTime>,
     ) -> (AppId, FaceId) {
-        let id = AppId(self.net.apps.len() as u32);
-        let face = FaceId(self.net.faces.len() as u32);
-        self.net.faces.push(Face {
-            id: face,
-            node,
-            name: format!("{}:{name}", self.net.nodes[node.idx()].name),
-            kind: FaceKind::App { app: id },
-            egress: None,
-            link_service: None,
-            pending_interests: 0,
-            counters: FaceCounters::default(),
-            reverse_bandwidth_bps: 0,
-        });
-        self.net.nodes[node.idx()].faces.push(face);
-        self.net.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
-        (id, face)
+        self.net.push_app(name, node, app, start, stop)
     }
 
     /// The node called `node`, or an error naming `what` asked for it.

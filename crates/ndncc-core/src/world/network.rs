@@ -4,7 +4,7 @@
 //! handlers (`ndn.rs`, `ip.rs`, `mcast.rs`) are functions over it.
 
 use crate::app::Application;
-use crate::face::Face;
+use crate::face::{Face, FaceCounters, FaceKind};
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
@@ -29,6 +29,34 @@ pub struct Network {
 impl Network {
     pub fn face_by_name(&self, name: &str) -> Option<FaceId> {
         self.faces.iter().find(|f| f.name == name).map(|f| f.id)
+    }
+
+    /// Attach `app` to `node` by an application face of its own (named `NODE:NAME`), running
+    /// from `start` to `stop`.
+    pub fn push_app(
+        &mut self,
+        name: &str,
+        node: NodeId,
+        app: Box<dyn Application>,
+        start: SimTime,
+        stop: Option<SimTime>,
+    ) -> (AppId, FaceId) {
+        let id = AppId(u32::try_from(self.apps.len()).expect("fewer than 2^32 apps"));
+        let face = FaceId(u32::try_from(self.faces.len()).expect("fewer than 2^32 faces"));
+        self.faces.push(Face {
+            id: face,
+            node,
+            name: format!("{}:{name}", self.nodes[node.idx()].name),
+            kind: FaceKind::App { app: id },
+            egress: None,
+            link_service: None,
+            pending_interests: 0,
+            counters: FaceCounters::default(),
+            reverse_bandwidth_bps: 0,
+        });
+        self.nodes[node.idx()].faces.push(face);
+        self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
+        (id, face)
     }
 }
 

@@ -5,9 +5,8 @@
 
 use super::app_samples::AppSamples;
 use super::face_samples::FaceSamples;
-use super::{AppSlot, RunEnd, World};
+use super::{RunEnd, World};
 use crate::app::Application;
-use crate::face::{Face, FaceCounters, FaceKind};
 use crate::ids::{AppId, FaceId, NodeId};
 use crate::time::SimTime;
 
@@ -68,21 +67,7 @@ impl World {
     /// connection it may accept a face this way, after the scenario's world is built.
     pub fn attach_app(&mut self, name: &str, node: NodeId, app: Box<dyn Application>) -> (AppId, FaceId) {
         assert!(!self.started, "attach_app after the world started");
-        let id = AppId(u32::try_from(self.net.apps.len()).expect("fewer than 2^32 apps"));
-        let face = FaceId(u32::try_from(self.net.faces.len()).expect("fewer than 2^32 faces"));
-        self.net.faces.push(Face {
-            id: face,
-            node,
-            name: format!("{}:{name}", self.net.nodes[node.idx()].name),
-            kind: FaceKind::App { app: id },
-            egress: None,
-            link_service: None,
-            pending_interests: 0,
-            counters: FaceCounters::default(),
-            reverse_bandwidth_bps: 0,
-        });
-        self.net.nodes[node.idx()].faces.push(face);
-        self.net.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start: SimTime::ZERO, stop: None });
+        let (id, face) = self.net.push_app(name, node, app, SimTime::ZERO, None);
         // What sampling keeps per face and per app, sized afresh as `WorldBuilder::build` sizes
         // it (nothing was sampled yet); an application face is never sampled itself.
         let sampling = &mut self.engine.sampling;
