@@ -346,6 +346,125 @@ def _throughput_figure(results: dict[str, Result], path: Path) -> None:
     plots.write_png(path, fig)
 
 
+#: The mechanisms the seed compares, in its figures' order, with their legend entries.
+COMPARED = {"srmcc": "SRMCC", "tfmcc": "TFMCC", "asmp": "ASMP", "perif-ecn": "PerIfwithECN"}
+
+
+def _multicast_kbps(res: Result) -> tuple[list[float], list[float]]:
+    """The multicast group's throughput in FIGURE_BIN_S bins, the mean of its receivers."""
+    binned = []
+    for m in RECEIVERS:
+        s = res.series(metric="bytes_received", entity=f"mc-{m}").sort("t")
+        if s.height:
+            binned.append(_binned_kbps(s, 8))
+    if not binned:
+        return [], []
+    n = min(len(b[1]) for b in binned)
+    return binned[0][0][:n], [sum(b[1][i] for b in binned) / len(binned) for i in range(n)]
+
+
+@figures.styled
+def _mechanisms_figure(results: dict[str, Result], path: Path) -> None:
+    """The seed's Figure 7: per scenario, the multicast throughput of each mechanism over time
+    (the mean of the three receivers, in 2 s bins), on one shared scale."""
+    fig, axes = figures.grid(len(SCENARIOS), 1, panel_height=0.22, sharey=True)
+    handles: dict[str, object] = {}
+    for ax, s in zip(axes[:, 0], SCENARIOS):
+        ax.set_title(f"scenario {s[1]}")
+        for m, label in COMPARED.items():
+            res = results.get(f"{s}-{m}")
+            if res is None:
+                continue
+            t, kbps = _multicast_kbps(res)
+            if t:
+                (line,) = ax.plot(t, kbps, label=label)
+                handles.setdefault(m, line)
+        ax.set_ylabel("multicast\n[kbit/s]")
+    figures.shared_ylim(axes)
+    axes[-1, 0].set_xlabel("time [s]")
+    fig.suptitle(f"Multicast throughput at the receivers by mechanism, in {FIGURE_BIN_S:g} s bins")
+    figures.figure_legend(
+        fig, list(handles.values()), [h.get_label() for h in handles.values()], title="mechanism"
+    )
+    plots.write_png(path, fig)
+
+
+def _comparison_values(rows: list[dict], s: str, m: str) -> dict[str, Optional[float]]:
+    """One mechanism's figures in one scenario, as the seed's Figures 8–11 draw them."""
+
+    def val(f: str, metric: str) -> Optional[float]:
+        v = f"{s}-{m}"
+        return next(
+            (r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, metric)), None
+        )
+
+    mc = val("multicast", "throughput_kbps")
+    tcps = [k for k in (val("tcp1", "throughput_kbps"), val("tcp2", "throughput_kbps")) if k is not None]
+    cap = BOTTLENECK_KBPS.get(s)
+    # Scenario 4's multicast utilisation is measured while all four flows run (S4_WINDOW).
+    mc_util = val("multicast", "utilisation") if cap is None else (None if mc is None else mc / cap)
+    return {
+        "multicast": mc,
+        "tcp": sum(tcps) / len(tcps) if tcps else None,
+        "loss": val("multicast", "loss_rate"),
+        "feedback": val("source", "feedback_packets"),
+        "mc_util": mc_util,
+        "util": val("bottleneck", "utilisation"),
+    }
+
+
+@figures.styled
+def _comparison_figure(rows: list[dict], path: Path) -> None:
+    """The seed's Figures 8–11 as grouped bars, one group per scenario and one bar per mechanism:
+    the multicast's and the mean TCP flow's throughput (Figure 8), the multicast's and the
+    bottleneck's utilisation (Figure 9), the multicast loss rate (Figure 10) and the feedback
+    packets that reach the source (Figure 11)."""
+    panels = (
+        ("multicast", "Multicast throughput (Fig. 8)", "throughput [kbit/s]"),
+        ("tcp", "Mean TCP flow (Fig. 8)", "throughput [kbit/s]"),
+        ("mc_util", "Multicast utilisation (Fig. 9a)", "utilisation [ratio]"),
+        ("util", "Total utilisation (Fig. 9b)", "utilisation [ratio]"),
+        ("loss", "Multicast loss (Fig. 10)", "loss rate [ratio]"),
+        ("feedback", "Feedback at the source (Fig. 11)", "feedback [packets]"),
+    )
+    scen = list(SCENARIOS)
+    values = {(s, m): _comparison_values(rows, s, m) for s in scen for m in COMPARED}
+    fig, axes = figures.grid(2, 3, panel_width=0.45, panel_height=0.3, sharex=False)
+    width = 0.8 / len(COMPARED)
+    handles = []
+    for ax, (key, title, ylabel) in zip(axes.ravel(), panels):
+        for k, (m, label) in enumerate(COMPARED.items()):
+            xs = [i - 0.4 + width * (k + 0.5) for i in range(len(scen))]
+            ys = [values[(s, m)][key] for s in scen]
+            bars = ax.bar(
+                [x for x, y in zip(xs, ys) if y is not None],
+                [y for y in ys if y is not None],
+                width,
+                label=label,
+                color=f"C{k}",
+            )
+            if len(handles) < len(COMPARED):
+                handles.append(bars)
+        ax.set_xticks(range(len(scen)), [f"s{i + 1}" for i in range(len(scen))])
+        ax.set_xlabel("scenario [number]")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
+    fig.suptitle("SRMCC and the baselines in the seed's four scenarios")
+    figures.figure_legend(fig, handles, list(COMPARED.values()), title="mechanism")
+    plots.write_png(path, fig)
+
+
+def _groups_loss(rows: list[dict], k: int) -> Optional[float]:
+    """The mean multicast loss rate over the groups of the `groups-k` run."""
+    loss = [
+        r["value"]
+        for r in rows
+        if r["variant"] == f"groups-{k}" and r["metric"] == "loss_rate" and r["value"] is not None
+    ]
+    return sum(loss) / len(loss) if len(loss) == k else None
+
+
 @figures.styled
 def _sweep_figure(rows: list[dict], path: Path) -> None:
     def val(v: str, f: str, m: str) -> Optional[float]:
@@ -381,8 +500,10 @@ def _sweep_figure(rows: list[dict], path: Path) -> None:
         "s-",
         label="Jain's index of the groups",
     )
+    # The seed's Figure 6b: the groups' mean loss rate as groups are added.
+    axes[2].plot(ks, [_groups_loss(rows, k) for k in ks], "^-", label="mean loss rate of the groups")
     axes[2].set_xlabel("SRMCC multicast groups [groups]")
-    axes[2].set_ylabel("utilisation, Jain's index [ratio]")
+    axes[2].set_ylabel("utilisation, Jain's index, loss [ratio]")
     axes[2].set_title("Groups sharing the bottleneck")
     for ax in axes:
         ax.set_ylim(bottom=0)
@@ -419,6 +540,8 @@ def reproduce(folder: Path, quick: bool, progress: Progress) -> list[dict]:
     rows += _comparison_rows(rows)
     _throughput_figure(results, folder / "throughput.png")
     _sweep_figure(rows, folder / "gamma_groups.png")
+    _mechanisms_figure(results, folder / "mechanisms.png")
+    _comparison_figure(rows, folder / "comparison.png")
     notes(rows).write(folder)
     return rows
 
