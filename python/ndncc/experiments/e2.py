@@ -395,12 +395,17 @@ def _throughput_figure(results: dict[str, Result], path: Path) -> None:
             (line,) = ax.plot(t, kbps, label=labels.get(app, app))
             handles.setdefault(app, line)
         ax.set_ylabel("throughput\n[kbit/s]")
+    _write_time_panels(fig, axes, "Throughput at the receivers", handles, "flow", path)
+
+
+def _write_time_panels(fig, axes, title: str, handles: dict, legend_title: str, path: Path) -> None:
+    """Finish a figure of stacked time panels: one y scale from zero, the time axis labelled
+    once, the bin width in the title, one legend below; and write it."""
     figures.shared_ylim(axes)
     axes[-1, 0].set_xlabel("time [s]")
-    fig.suptitle(f"Throughput at the receivers, in {FIGURE_BIN_S:g} s bins")
-    figures.figure_legend(
-        fig, list(handles.values()), [h.get_label() for h in handles.values()], title="flow"
-    )
+    fig.suptitle(f"{title}, in {FIGURE_BIN_S:g} s bins")
+    lines = list(handles.values())
+    figures.figure_legend(fig, lines, [h.get_label() for h in lines], title=legend_title)
     plots.write_png(path, fig)
 
 
@@ -438,13 +443,9 @@ def _mechanisms_figure(results: dict[str, Result], path: Path) -> None:
                 (line,) = ax.plot(t, kbps, label=label)
                 handles.setdefault(m, line)
         ax.set_ylabel("multicast\n[kbit/s]")
-    figures.shared_ylim(axes)
-    axes[-1, 0].set_xlabel("time [s]")
-    fig.suptitle(f"Multicast throughput at the receivers by mechanism, in {FIGURE_BIN_S:g} s bins")
-    figures.figure_legend(
-        fig, list(handles.values()), [h.get_label() for h in handles.values()], title="mechanism"
+    _write_time_panels(
+        fig, axes, "Multicast throughput at the receivers by mechanism", handles, "mechanism", path
     )
-    plots.write_png(path, fig)
 
 
 def _comparison_values(rows: list[dict], s: str, m: str) -> dict[str, Optional[float]]:
