@@ -93,6 +93,8 @@ pub struct Driver {
     window: (SimTime, u64, u64),
     warned: bool,
     next_expiry: SimTime,
+    /// The world's route epoch the RIB's routes were last computed for.
+    route_epoch: u64,
 }
 
 impl Driver {
@@ -125,6 +127,7 @@ impl Driver {
             window: (SimTime::ZERO, 0, 0),
             warned: false,
             next_expiry: SimTime::ZERO,
+            route_epoch: 0,
         }
     }
 
@@ -221,7 +224,14 @@ impl Driver {
                 window.2 += 1;
             }
         };
-        match self.world.run_until(limit, &mut self.step, &mut note) {
+        let step = self.world.run_until(limit, &mut self.step, &mut note);
+        // Links or nodes went down or up and the world routed again: so does the RIB, for the
+        // real applications' prefixes.
+        if self.world.route_epoch() != self.route_epoch {
+            self.route_epoch = self.world.route_epoch();
+            self.rib.replan(&mut self.world);
+        }
+        match step {
             Step::Paused => Ok(()),
             Step::Ended(e) => Err(e),
         }

@@ -157,7 +157,7 @@ fn wait_for_real_producers(
             let app = FaceApp::new(format!("wait{slot}"), slot, bridge.clone());
             let (app_id, face) = world.attach_app(&format!("wait{slot}"), node, Box::new(app));
             slots.push(SlotFace { app: app_id, face, node, listener: usize::MAX });
-            world.net.nodes[node.idx()].fib.add_route(&c.prefix, face, u64::MAX);
+            world.keep_route(node, &c.prefix, face, u64::MAX);
             waiting.push(rib::Waiting { node, prefix: crate::names::canonical(&c.prefix), face });
         }
     }

@@ -101,25 +101,51 @@ impl Rib {
         // Waiting routes the new prefix covers are no longer needed, wherever they are.
         let covered = |w: &Waiting| crate::names::components(&w.prefix).starts_with(&crate::names::components(prefix));
         for w in self.waiting.iter().filter(|w| covered(w)) {
-            world.net.nodes[w.node.idx()].fib.remove_route(&w.prefix, w.face);
+            world.drop_kept_route(w.node, &w.prefix, w.face);
         }
         self.waiting.retain(|w| !covered(w));
         let holders = self.held.entry(prefix.to_owned()).or_default();
         let node_had = holders.values().any(|(r, _)| r.node == who.node);
         holders.insert(who.slot, (who, cost));
-        world.net.nodes[who.node.idx()].fib.add_route(prefix, who.face, cost);
+        world.keep_route(who.node, prefix, who.face, cost);
         if !node_had {
-            let hops = self.plan.towards.get(who.node.idx()).cloned().unwrap_or_default();
-            for hop in hops {
-                let key = (prefix.to_owned(), hop.node, hop.face);
-                let fib = &mut world.net.nodes[hop.node.idx()].fib;
-                if !self.remote.contains_key(&key) && fib.route_cost(prefix, hop.face).is_some() {
-                    continue; // the scenario's own route: left alone
+            self.route_towards(world, who.node, prefix);
+        }
+    }
+
+    /// Routes from every other node towards `origin` for `prefix`, as the plan says.
+    fn route_towards(&mut self, world: &mut World, origin: NodeId, prefix: &str) {
+        let hops = self.plan.towards.get(origin.idx()).cloned().unwrap_or_default();
+        for hop in hops {
+            let key = (prefix.to_owned(), hop.node, hop.face);
+            let fib = &world.net.nodes[hop.node.idx()].fib;
+            if !self.remote.contains_key(&key) && fib.route_cost(prefix, hop.face).is_some() {
+                continue; // the scenario's own route: left alone
+            }
+            let origins = self.remote.entry(key).or_default();
+            origins.insert(origin, hop.cost);
+            let best = origins.values().copied().min().unwrap_or(hop.cost);
+            world.keep_route(hop.node, prefix, hop.face, best);
+        }
+    }
+
+    /// The world computed its routes again (links or nodes went down or up): route every held
+    /// prefix again over the links that are up now. The routes on the holders' own nodes and
+    /// the waiting routes were kept through the change; those towards them may now be wrong.
+    pub fn replan(&mut self, world: &mut World) {
+        for (prefix, node, face) in std::mem::take(&mut self.remote).into_keys() {
+            world.drop_kept_route(node, &prefix, face);
+        }
+        self.plan.replan(world);
+        let held: Vec<(String, Vec<NodeId>)> =
+            self.held.iter().map(|(p, h)| (p.clone(), h.values().map(|(r, _)| r.node).collect())).collect();
+        for (prefix, nodes) in held {
+            let mut seen = Vec::new();
+            for node in nodes {
+                if !seen.contains(&node) {
+                    seen.push(node);
+                    self.route_towards(world, node, &prefix);
                 }
-                let origins = self.remote.entry(key).or_default();
-                origins.insert(who.node, hop.cost);
-                let best = origins.values().copied().min().unwrap_or(hop.cost);
-                fib.add_route(prefix, hop.face, best);
             }
         }
     }
@@ -128,7 +154,7 @@ impl Rib {
     pub fn unregister(&mut self, world: &mut World, slot: usize, prefix: &str) {
         let Some(holders) = self.held.get_mut(prefix) else { return };
         let Some((who, _)) = holders.remove(&slot) else { return };
-        world.net.nodes[who.node.idx()].fib.remove_route(prefix, who.face);
+        world.drop_kept_route(who.node, prefix, who.face);
         let node_left = !holders.values().any(|(r, _)| r.node == who.node);
         if holders.is_empty() {
             self.held.remove(prefix);
@@ -141,11 +167,10 @@ impl Rib {
             let key = (prefix.to_owned(), hop.node, hop.face);
             let Some(origins) = self.remote.get_mut(&key) else { continue };
             origins.remove(&who.node);
-            let fib = &mut world.net.nodes[hop.node.idx()].fib;
             match origins.values().copied().min() {
-                Some(best) => fib.add_route(prefix, hop.face, best),
+                Some(best) => world.keep_route(hop.node, prefix, hop.face, best),
                 None => {
-                    fib.remove_route(prefix, hop.face);
+                    world.drop_kept_route(hop.node, prefix, hop.face);
                     self.remote.remove(&key);
                 }
             }
@@ -227,6 +252,57 @@ mod tests {
         rib.command(&mut w, other, &cmd("unregister", "/x", None));
         assert_eq!(w.net.nodes[0].fib.route_cost("/x", a_to_b), None);
         assert_eq!(w.net.nodes[2].fib.route_cost("/x", FaceId(100)), None);
+    }
+
+    #[test]
+    fn a_registration_is_routed_again_over_the_links_left_when_one_goes_down() {
+        // A–B–C with a dearer direct A–C; B–C fails at 0.5 s and the world routes again.
+        let text = r#"
+            [simulation]
+            duration = "1s"
+            [defaults.link]
+            bandwidth = "10Mbps"
+            delay = "1ms"
+            [nodes]
+            A = {}
+            B = {}
+            C = {}
+            [links.A-B]
+            [links.B-C]
+            [links.A-C]
+            cost = 5
+            [routing]
+            mode = "computed"
+            [[events]]
+            at = "500ms"
+            link = "B-C"
+            action = "down"
+        "#;
+        let sc = crate::scenario::load_str(text, "t.toml", &[]).unwrap();
+        let mut w = crate::instantiate::build_world(&sc, 1).unwrap();
+        let (a, c) = (w.net.nodes[0].id, w.net.nodes[2].id);
+        let face = |w: &World, name: &str| w.net.faces.iter().find(|f| f.name == name).unwrap().id;
+        let (a_to_b, a_to_c, b_to_a, b_to_c) = (face(&w, "A->B"), face(&w, "A->C"), face(&w, "B->A"), face(&w, "B->C"));
+        let mut rib = Rib::new(RoutePlan::new(&sc, 1, &w, &[c]), Vec::new());
+        let app_face = FaceId(99);
+        rib.register(&mut w, Registrant { slot: 0, node: c, face: app_face, nfd_face_id: 256 }, "/x", 0);
+        assert_eq!(w.net.nodes[a.idx()].fib.route_cost("/x", a_to_b), Some(2));
+        assert_eq!(w.net.nodes[1].fib.route_cost("/x", b_to_c), Some(1));
+        let epoch = w.route_epoch();
+        let mut state = crate::world::StepState::default();
+        w.run_until(crate::time::SimTime(600_000_000), &mut state, &mut |_| {});
+        assert_ne!(w.route_epoch(), epoch, "the failure made the world route again");
+        // Computing the routes again kept the registration on C itself.
+        assert_eq!(w.net.nodes[c.idx()].fib.route_cost("/x", app_face), Some(0));
+        rib.replan(&mut w);
+        assert_eq!(w.net.nodes[a.idx()].fib.route_cost("/x", a_to_c), Some(5));
+        assert_eq!(w.net.nodes[a.idx()].fib.route_cost("/x", a_to_b), None);
+        assert_eq!(w.net.nodes[1].fib.route_cost("/x", b_to_a), Some(6));
+        assert_eq!(w.net.nodes[1].fib.route_cost("/x", b_to_c), None);
+        // Withdrawn, the new routes go too.
+        rib.unregister(&mut w, 0, "/x");
+        assert_eq!(w.net.nodes[a.idx()].fib.route_cost("/x", a_to_c), None);
+        assert_eq!(w.net.nodes[1].fib.route_cost("/x", b_to_a), None);
     }
 
     #[test]

@@ -44,6 +44,12 @@ pub(super) struct Topology {
     /// Every route added by hand (static routes, producers' app faces), in order: added
     /// again after the computed ones, as when the world was built.
     pub(super) fixed_routes: Vec<(NodeId, String, FaceId, u64)>,
+    /// Routes added while the world runs that computing the routes again must keep (an
+    /// emulated application's registration), added again after the fixed ones.
+    pub(super) kept_routes: Vec<(NodeId, String, FaceId, u64)>,
+    /// How many times the routes were computed again: whoever keeps routes of its own across a
+    /// change (the emulation's RIB) reads it to know when to compute them again.
+    pub(super) epoch: u64,
     /// How long after a change the routes are computed again.
     pub(super) convergence: SimDuration,
 }
@@ -57,6 +63,8 @@ impl Topology {
             plan: RoutePlan::default(),
             computed: false,
             fixed_routes: Vec::new(),
+            kept_routes: Vec::new(),
+            epoch: 0,
             convergence: SimDuration::ZERO,
         }
     }
@@ -102,8 +110,32 @@ impl Engine {
         self.topology_changed(net);
     }
 
+    /// Add a route that computing the routes again keeps (see `World::keep_route`).
+    pub(super) fn keep_route(&mut self, net: &mut Network, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
+        net.nodes[node.idx()].fib.add_route(prefix, face, cost);
+        if let Some(t) = self.topology.as_mut() {
+            let canon = crate::names::canonical(prefix);
+            t.kept_routes.retain(|(n, p, f, _)| !(*n == node && *p == canon && *f == face));
+            t.kept_routes.push((node, canon, face, cost));
+        }
+    }
+
+    /// Remove a route `keep_route` added (true if the FIB had it).
+    pub(super) fn drop_kept_route(&mut self, net: &mut Network, node: NodeId, prefix: &str, face: FaceId) -> bool {
+        if let Some(t) = self.topology.as_mut() {
+            let canon = crate::names::canonical(prefix);
+            t.kept_routes.retain(|(n, p, f, _)| !(*n == node && *p == canon && *f == face));
+        }
+        net.nodes[node.idx()].fib.remove_route(prefix, face)
+    }
+
+    /// How many times the routes were computed again (0 in a world whose links never change).
+    pub(super) fn route_epoch(&self) -> u64 {
+        self.topology.as_ref().map_or(0, |t| t.epoch)
+    }
+
     /// Is link `link` down, by itself or by one of its nodes?
-    fn link_is_down(&self, net: &Network, link: LinkId) -> bool {
+    pub(super) fn link_is_down(&self, net: &Network, link: LinkId) -> bool {
         let Some(t) = self.topology.as_ref() else { return false };
         let [fa, fb] = net.links[link.idx()].faces;
         let (a, b) = (net.faces[fa.idx()].node, net.faces[fb.idx()].node);
@@ -187,6 +219,9 @@ impl Engine {
     /// Compute every computed route again over the links that are up now: each node's FIB
     /// (computed next hops, then the fixed routes as when the world was built) and IP routes.
     pub(super) fn reroute(&mut self, net: &mut Network) {
+        if let Some(t) = self.topology.as_mut() {
+            t.epoch += 1;
+        }
         let Some(t) = self.topology.as_ref() else { return };
         let up: Vec<bool> = (0..net.links.len()).map(|l| !self.link_is_down(net, LinkId(l as u32))).collect();
         let graph = t.plan.graph(|e| up.get(e).copied().unwrap_or(false));
@@ -213,7 +248,7 @@ impl Engine {
                     }
                 }
             }
-            for (node, prefix, face, cost) in &t.fixed_routes {
+            for (node, prefix, face, cost) in t.fixed_routes.iter().chain(&t.kept_routes) {
                 net.nodes[node.idx()].fib.add_route(prefix, *face, *cost);
             }
         }

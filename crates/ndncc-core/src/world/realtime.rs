@@ -7,7 +7,7 @@ use super::app_samples::AppSamples;
 use super::face_samples::FaceSamples;
 use super::{RunEnd, World};
 use crate::app::Application;
-use crate::ids::{AppId, FaceId, NodeId};
+use crate::ids::{AppId, FaceId, LinkId, NodeId};
 use crate::time::SimTime;
 
 /// What tells a stalled stepped run from a busy one, carried from one step to the next: events
@@ -28,6 +28,29 @@ pub enum Step {
 }
 
 impl World {
+    /// Add the route `face` at `cost` for `prefix` on `node`, kept when links or nodes that go
+    /// down or up make the world compute its routes again (which otherwise keeps only the
+    /// scenario's own): an emulated application's registration.
+    pub fn keep_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
+        self.engine.keep_route(&mut self.net, node, prefix, face, cost);
+    }
+
+    /// Remove a route `keep_route` added; true if the FIB had it.
+    pub fn drop_kept_route(&mut self, node: NodeId, prefix: &str, face: FaceId) -> bool {
+        self.engine.drop_kept_route(&mut self.net, node, prefix, face)
+    }
+
+    /// How many times the world computed its routes again; a caller that installs routes of
+    /// its own towards other nodes computes them again when this changes.
+    pub fn route_epoch(&self) -> u64 {
+        self.engine.route_epoch()
+    }
+
+    /// Is `link` up (it and both its nodes)?
+    pub fn link_is_up(&self, link: LinkId) -> bool {
+        link.idx() < self.net.links.len() && !self.engine.link_is_down(&self.net, link)
+    }
+
     /// Handle every event at or before `limit` (and before the end time), calling
     /// `before_event(t)` as each event at `t` starts. The work an event sets moving is done
     /// within it, as in `World::run`.
