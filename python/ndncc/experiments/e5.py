@@ -366,16 +366,20 @@ def _shaper(capacity: str = "") -> tuple[str, ...]:
         f'nodes.R2.modules=[{{type="hbh-shaper"{cap}}}]',
         'defaults.link.queue={type="droptail", packets=200}',
         'apps.C.window={type="aimd", reduce_on_nack=true}',
+        # The shaper paper's consumer timer is not given: the 200 ms floor of the authors' small
+        # scenarios, not the 1,100 ms the scenario gives PCON for its link-loss shim.
+        'apps.C.rtt={min_rto="200ms", max_backoff=8}',
     )
 
 
 #: PCON's local link-loss detection on the overlay, as the seed ran it: the tunnel's losses are
 #: the hidden underlay's congestion (marked NACKs); the frame timer's floor is NFD's 200 ms.
 SHIM = ('links.R1-R2.link_service={type="loss-detect", loss="congestion", min_timeout="200ms"}',)
-#: A byte-counting underlay FIFO (as ns-3's DropTail in byte mode) of about 101 Data of 1,088 B:
-#: when it is full of Data, a NACK still fits. Not a multiple of the Data size, as a byte limit
-#: seldom is; the packet limit is lifted so that only the bytes count.
-UNDERLAY_BYTES = ("links.R1-R2.underlay_queue=100000", 'links.R1-R2.underlay_queue_bytes="110000B"')
+#: The underlay FIFO counting packets (100, the earlier assumption) instead of bytes: a byte
+#: limit that is never reached.
+PACKET_FIFO = ("links.R1-R2.underlay_queue=100", 'links.R1-R2.underlay_queue_bytes="10000000000B"')
+#: The RTO floor of the authors' pcon_scen2/3 (200 ms), of the overlay runs before.
+RTO_200MS = ('apps.C.rtt={min_rto="200ms", max_backoff=8}',)
 #: The wireless link: no hidden bottleneck, bursty loss on the Data direction.
 WIRELESS = (
     "links.R1-R2.underlay=20Mbps",
@@ -420,61 +424,63 @@ OVERLAY_VARIANTS = [
         "sensitivity: the shim's default frame-timer floor (3 link round trips + 2 ACK delays, 70 ms)",
     ),
     Variant(
+        "overlay-pcon-rto-200ms",
+        OVERLAY,
+        (*SHIM, *RTO_200MS),
+        {},
+        "sensitivity: the consumer's RTO floor of pcon_scen2/3 (200 ms)",
+    ),
+    Variant(
         "overlay-pcon-rto-300ms",
         OVERLAY,
         (*SHIM, 'apps.C.rtt={min_rto="300ms", max_backoff=8}'),
         {},
         "sensitivity: the consumer's RTO floor of pcon_scen4.x (300 ms)",
     ),
+    *(
+        Variant(
+            f"overlay-pcon-fifo-{kb}kb",
+            OVERLAY,
+            (*SHIM, f'links.R1-R2.underlay_queue_bytes="{kb * 1000}B"'),
+            {},
+            f"sensitivity: an underlay FIFO of {kb * 1000:,} bytes",
+        )
+        for kb in (60, 220)
+    ),
     Variant(
-        "overlay-pcon-rto-1100ms",
+        "overlay-pcon-packet-fifo",
         OVERLAY,
-        (*SHIM, 'apps.C.rtt={min_rto="1100ms", max_backoff=8}'),
+        (*SHIM, *PACKET_FIFO),
         {},
-        "sensitivity: the consumer's RTO floor of pcon_scen1 (1,100 ms)",
+        "sensitivity: an underlay FIFO of 100 packets, whatever their size",
+    ),
+    Variant(
+        "overlay-pcon-packet-fifo-rto-200ms",
+        OVERLAY,
+        (*SHIM, *PACKET_FIFO, *RTO_200MS),
+        {},
+        "sensitivity: the 100-packet FIFO and the 200 ms RTO floor together (the earlier assumptions)",
+    ),
+    Variant(
+        "overlay-shaper-overlay-packet-fifo",
+        OVERLAY,
+        (*_shaper(), *PACKET_FIFO),
+        {},
+        "sensitivity: the overlay shaper with the 100-packet underlay FIFO",
     ),
     Variant(
         "overlay-pcon-underlay-200",
         OVERLAY,
-        (*SHIM, "links.R1-R2.underlay_queue=200"),
+        (*SHIM, *PACKET_FIFO, "links.R1-R2.underlay_queue=200"),
         {},
         "sensitivity: a 200-packet underlay FIFO (the authors' QUEUE_SIZE_PKTS for every queue)",
     ),
     Variant(
         "overlay-shaper-overlay-underlay-200",
         OVERLAY,
-        (*_shaper(), "links.R1-R2.underlay_queue=200"),
+        (*_shaper(), *PACKET_FIFO, "links.R1-R2.underlay_queue=200"),
         {},
         "sensitivity: the overlay shaper with a 200-packet underlay FIFO",
-    ),
-    Variant(
-        "overlay-pcon-underlay-bytes",
-        OVERLAY,
-        (*SHIM, *UNDERLAY_BYTES),
-        {},
-        "sensitivity: a byte-counting underlay FIFO of 110,000 B (about 101 Data), where a 50-byte NACK "
-        "fits when a Data does not",
-    ),
-    Variant(
-        "overlay-pcon-underlay-bytes-rto-300ms",
-        OVERLAY,
-        (*SHIM, *UNDERLAY_BYTES, 'apps.C.rtt={min_rto="300ms", max_backoff=8}'),
-        {},
-        "sensitivity: the byte-counting underlay FIFO and pcon_scen4.x's 300 ms RTO floor",
-    ),
-    Variant(
-        "overlay-pcon-underlay-bytes-rto-1100ms",
-        OVERLAY,
-        (*SHIM, *UNDERLAY_BYTES, 'apps.C.rtt={min_rto="1100ms", max_backoff=8}'),
-        {},
-        "sensitivity: the byte-counting underlay FIFO and pcon_scen1's 1,100 ms RTO floor",
-    ),
-    Variant(
-        "overlay-shaper-overlay-underlay-bytes",
-        OVERLAY,
-        (*_shaper(), *UNDERLAY_BYTES),
-        {},
-        "sensitivity: the overlay shaper with the byte-counting underlay FIFO",
     ),
     Variant(
         "overlay-pcon-consumerpcon",
@@ -1250,8 +1256,8 @@ def _overlay_notes(nt: Notes) -> None:
     nt.plain("")
     nt.plain(
         "IP overlay and wireless (evaluation 4; a 20 Mbit/s overlay link over a hidden 10 Mbit/s underlay "
-        "with a 100-packet FIFO, and a bursty Gilbert–Elliott wireless link). PCON runs the authors' "
-        "consumer (RTO floor 200 ms) and the link-loss shim, which marks the NACK of every tunnel loss "
+        "with a FIFO of 110,000 bytes, and a bursty Gilbert–Elliott wireless link). PCON runs the authors' "
+        "consumer (RTO floor 1,100 ms) and the link-loss shim, which marks the NACK of every tunnel loss "
         "(hidden congestion) and leaves wireless losses' NACKs unmarked. Start-up = the first "
         f"{STARTUP_S:g} s."
     )
@@ -1290,62 +1296,62 @@ def _overlay_notes(nt: Notes) -> None:
         f"reproduced as stated: PCON keeps a standing queue in the underlay (mean delay "
         f"{n(pcon, 'mean_delay_ms', 'all')} ms over a 40 ms propagation round trip), but has "
         f"{n(pcon, 'timeouts', 'all')} timeouts against the overlay shaper's {n(over, 'timeouts', 'all')}, "
-        "not under 5% of them. The NACK of a Data lost in the hidden FIFO has to cross that FIFO twice "
-        "before it can help: the loss is known at R2 only when later frames' acknowledgements come back "
-        "through the queue (one queueing delay after the drop), and the NACK then waits in the same "
-        "queue again. The consumer's 200 ms timer is about 70 ms above its RTT, less than one such "
-        "queueing delay, so the NACK comes too late; and as the FIFO stays full until the consumer "
-        "learns of the loss, the NACK is tail-dropped as often as the Data was. Of the "
-        f"{n(pcon, 'timeouts', 'all')} timeouts, {n(pcon, 'timeouts_nack_late', 'all')} had the "
-        f"segment's NACK reach the consumer after the timer fired (a median "
-        f"{n(pcon, 'nack_lateness_ms', 'all')} ms after it) and {n(pcon, 'timeouts_nack_never', 'all')} "
-        f"never had one reach it; of the shim's {n(pcon, 'nacks_sent', 'R2->R1')} NACKs "
-        f"{n(pcon, 'nacks_received', 'all')} reached the consumer. "
-        "The overlay shaper's timeouts are its start-up "
-        f"({n(over, 'timeouts_startup', 'all')} of them), PCON's spread over the run "
-        f"({n(pcon, 'timeouts_startup', 'all')} in the start-up). The sensitivity runs: without the shim "
-        f"{n('overlay-pcon-no-shim', 'timeouts', 'all')}, with the shim reading losses as random "
-        f"{n('overlay-pcon-shim-random', 'timeouts', 'all')}, with its 70 ms frame-timer floor "
-        f"{n('overlay-pcon-shim-floor-70ms', 'timeouts', 'all')}, with RTO floors of 300 and 1,100 ms "
-        f"{n('overlay-pcon-rto-300ms', 'timeouts', 'all')} and "
-        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')} (a longer timer waits for more of the repeated "
-        "NACKs); with each lost NACK left to the consumer's timer "
-        f"{n('overlay-pcon-nacks-once', 'timeouts', 'all')}; with a 200-packet underlay FIFO "
-        f"{n('overlay-pcon-underlay-200', 'timeouts', 'all')} against the overlay shaper's "
-        f"{n('overlay-shaper-overlay-underlay-200', 'timeouts', 'all')}; the later ConsumerPcon, whose slow "
-        "start runs "
-        f"to the first loss, {n('overlay-pcon-consumerpcon', 'timeouts', 'all')} "
-        f"({n('overlay-pcon-consumerpcon', 'timeouts_startup', 'all')} in the start-up).",
+        "not under 5% of them.",
+    )
+    old = "overlay-pcon-packet-fifo-rto-200ms"
+
+    def t(variant: str) -> str:
+        return n(variant, "timeouts", "all")
+
+    nt.say(
+        "  Two settings the seed does not state decide it, each read from the seed: the underlay's FIFO "
+        "counts bytes (slide 32 plots it in KB, where the packet-mode scenarios plot packets), so a 50-byte "
+        "NACK fits where a 1,088-byte Data does not, and the consumer's RTO floor is the authors' 1,100 ms "
+        '(slide 16: the shim\'s handling of tunnel drops "allows to use higher RTOs"), long enough for the '
+        "NACK to arrive. Either alone is not enough: the byte FIFO with the 200 ms floor of the authors' "
+        f"small scenarios {t('overlay-pcon-rto-200ms')} timeouts, with 300 ms "
+        f"{t('overlay-pcon-rto-300ms')}; a 100-packet FIFO with 1,100 ms "
+        f"{t('overlay-pcon-packet-fifo')} (the overlay shaper on it "
+        f"{t('overlay-shaper-overlay-packet-fifo')}), a 200-packet one "
+        f"{t('overlay-pcon-underlay-200')} (the shaper "
+        f"{t('overlay-shaper-overlay-underlay-200')}). The FIFO's size does not: "
+        f"{t('overlay-pcon-fifo-60kb')} timeouts with 60,000 bytes, "
+        f"{t('overlay-pcon-fifo-220kb')} with 220,000.",
+        Check(("overlay-pcon-rto-200ms", "all", "timeouts"), ">=", (over, "all", "timeouts"), 0.05),
+        Check(
+            ("overlay-pcon-packet-fifo", "all", "timeouts"),
+            ">=",
+            ("overlay-shaper-overlay-packet-fifo", "all", "timeouts"),
+            0.05,
+        ),
+        Check(("overlay-pcon-fifo-60kb", "all", "timeouts"), "<", (over, "all", "timeouts"), 0.05),
+        Check(("overlay-pcon-fifo-220kb", "all", "timeouts"), "<", (over, "all", "timeouts"), 0.05),
+        otherwise="  The settings around it: the byte FIFO with a 200 ms RTO floor "
+        f"{t('overlay-pcon-rto-200ms')} timeouts, with 300 ms "
+        f"{t('overlay-pcon-rto-300ms')}; a 100-packet FIFO with 1,100 ms "
+        f"{t('overlay-pcon-packet-fifo')}; byte FIFOs of 60,000 and 220,000 B "
+        f"{t('overlay-pcon-fifo-60kb')} and {t('overlay-pcon-fifo-220kb')}.",
     )
     nt.say(
-        "  What it takes: with an underlay FIFO that counts bytes (110,000 B, about 101 Data), a NACK "
-        "fits where a Data does not, and with pcon_scen1's 1,100 ms RTO floor the consumer waits for it: "
-        f"{n('overlay-pcon-underlay-bytes-rto-1100ms', 'timeouts', 'all')} timeouts against the overlay "
-        f"shaper's {n('overlay-shaper-overlay-underlay-bytes', 'timeouts', 'all')} on the same FIFO, under "
-        "5% as the seed says; either change alone is not enough (the byte FIFO with the 200 ms floor "
-        f"{n('overlay-pcon-underlay-bytes', 'timeouts', 'all')}, with pcon_scen4.x's 300 ms "
-        f"{n('overlay-pcon-underlay-bytes-rto-300ms', 'timeouts', 'all')}; the packet FIFO with 1,100 ms "
-        f"{n('overlay-pcon-rto-1100ms', 'timeouts', 'all')}). The seed gives neither its underlay's queue "
-        "nor this scenario's timer, so both are read as the conditions of its result, not as its settings.",
-        Check(
-            ("overlay-pcon-underlay-bytes-rto-1100ms", "all", "timeouts"),
-            "<",
-            ("overlay-shaper-overlay-underlay-bytes", "all", "timeouts"),
-            0.05,
-        ),
-        Check(
-            ("overlay-pcon-underlay-bytes", "all", "timeouts"),
-            ">=",
-            ("overlay-shaper-overlay-underlay-bytes", "all", "timeouts"),
-            0.05,
-        ),
-        Check(("overlay-pcon-rto-1100ms", "all", "timeouts"), ">=", (over, "all", "timeouts"), 0.05),
-        otherwise="  With an underlay FIFO that counts bytes (110,000 B) and pcon_scen1's 1,100 ms RTO "
-        "floor: "
-        f"{n('overlay-pcon-underlay-bytes-rto-1100ms', 'timeouts', 'all')} timeouts against the overlay "
-        f"shaper's {n('overlay-shaper-overlay-underlay-bytes', 'timeouts', 'all')} on the same FIFO; the "
-        f"byte FIFO alone {n('overlay-pcon-underlay-bytes', 'timeouts', 'all')}, with a 300 ms floor "
-        f"{n('overlay-pcon-underlay-bytes-rto-300ms', 'timeouts', 'all')}.",
+        f"  Why: with both earlier assumptions (a 100-packet FIFO, a 200 ms floor; **{old}**) PCON had "
+        f"{t(old)} timeouts. The NACK of a Data lost in the hidden FIFO has to cross that "
+        "FIFO twice before it can help: the loss is known at R2 only when later frames' acknowledgements "
+        "come back through the queue (one queueing delay after the drop), and the NACK then waits in the "
+        "same queue again. A 200 ms timer is about 70 ms above the RTT, less than one such queueing delay, "
+        "so the NACK comes too late; and while a packet FIFO stays full, the NACK is tail-dropped like the "
+        f"Data. Of the {t(old)} timeouts, {n(old, 'timeouts_nack_late', 'all')} had the "
+        "segment's NACK reach the consumer after the timer fired (a median "
+        f"{n(old, 'nack_lateness_ms', 'all')} ms after it) and {n(old, 'timeouts_nack_never', 'all')} "
+        "never had one reach it. The sensitivity "
+        f"runs on the scenario's settings: without the shim {t('overlay-pcon-no-shim')} "
+        f"timeouts, with the shim reading losses as random {t('overlay-pcon-shim-random')}, "
+        f"with its 70 ms frame-timer floor {t('overlay-pcon-shim-floor-70ms')}, with each "
+        f"lost NACK left to the consumer's timer {t('overlay-pcon-nacks-once')}; the later "
+        f"ConsumerPcon, whose slow start runs to the first loss, "
+        f"{t('overlay-pcon-consumerpcon')} "
+        f"({n('overlay-pcon-consumerpcon', 'timeouts_startup', 'all')} in the start-up).",
+        Check((old, "all", "timeouts"), ">", (pcon, "all", "timeouts")),
+        otherwise=f"  With both earlier assumptions (**{old}**): {t(old)} timeouts.",
     )
     nt.say(
         f"- PCON has fewer timeouts than the overlay shaper ({n(pcon, 'timeouts', 'all')} against "
