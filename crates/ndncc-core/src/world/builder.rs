@@ -222,7 +222,7 @@ impl WorldBuilder {
     }
     /// A Content Store of `capacity` Data on `node` (0 = none).
     pub fn set_content_store(&mut self, node: NodeId, capacity: usize) {
-        self.net.nodes[node.idx()].cs = ContentStore::new(capacity);
+        self.net.nodes[node.idx()].cs = ContentStore::new(capacity).map(Box::new);
     }
     pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
         self.net.nodes[node.idx()].strategy = s;

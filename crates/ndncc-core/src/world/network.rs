@@ -90,7 +90,9 @@ pub struct Node {
     pub faces: Vec<FaceId>,
     pub fib: Fib,
     pub pit: Pit,
-    pub cs: Option<ContentStore>,
+    /// Boxed, like the strategies that keep state: most nodes have none, and every node of a
+    /// large world is kept (88 bytes inline).
+    pub cs: Option<Box<ContentStore>>,
     pub strategy: AnyStrategy,
     pub modules: Vec<ModuleSlot>,
     /// IP routes: the face towards each destination node, by node index.
