@@ -61,33 +61,36 @@ impl LossConfig {
             LossConfig::None => LossModel::None,
             LossConfig::Bernoulli { p } => LossModel::Bernoulli { p: p.0 },
             LossConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                LossModel::GilbertElliott {
+                LossModel::GilbertElliott(Box::new(GilbertElliott {
                     p_good_to_bad: p_good_to_bad.0,
                     p_bad_to_good: p_bad_to_good.0,
                     loss_good: loss_good.0,
                     loss_bad: loss_bad.0,
                     bad: false,
-                }
+                }))
             }
         }
     }
 }
 
-/// The running state of a loss model.
+/// The running state of a loss model. Every link face holds one: the two-state model, which
+/// few links have, is boxed so that the others are 16 bytes rather than 40.
 #[derive(Clone, Debug)]
 pub enum LossModel {
     None,
-    Bernoulli {
-        p: f64,
-    },
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        loss_good: f64,
-        loss_bad: f64,
-        /// The channel is in the bad state.
-        bad: bool,
-    },
+    Bernoulli { p: f64 },
+    GilbertElliott(Box<GilbertElliott>),
+}
+
+/// The Gilbert-Elliott channel's parameters and state.
+#[derive(Clone, Debug)]
+pub struct GilbertElliott {
+    pub p_good_to_bad: f64,
+    pub p_bad_to_good: f64,
+    pub loss_good: f64,
+    pub loss_bad: f64,
+    /// The channel is in the bad state.
+    pub bad: bool,
 }
 
 /// One draw with probability `p`; no random number is used when the outcome is certain.
@@ -103,7 +106,8 @@ impl LossModel {
         match self {
             LossModel::None => false,
             LossModel::Bernoulli { p } => *p > 0.0 && rng.gen::<f64>() < *p,
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, bad } => {
+            LossModel::GilbertElliott(ge) => {
+                let GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, bad } = &mut **ge;
                 let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
                 if chance(flip, rng) {
                     *bad = !*bad;

@@ -108,11 +108,16 @@ impl<T: Copy> Ring<T> {
     /// do without a copy (a large one is remapped), and the values that had wrapped round to
     /// its start are copied to just past the old end, where they now follow on; the back is
     /// then the first slot not yet written.
+    ///
+    /// A ring's first buffer has four slots, or two of values larger than a cache line (a
+    /// link's packets in flight, a queue's packets): a large world has rings like these on
+    /// each of its tens of thousands of faces, most holding one or two packets at a time.
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
         let old = self.slots;
-        self.slots = (2 * old).max(4);
+        let first = if std::mem::size_of::<T>() > 64 { 2 } else { 4 };
+        self.slots = (2 * old).max(first);
         self.buf.reserve_exact(self.slots - self.buf.len());
         let wrapped = (self.head + self.len).saturating_sub(old);
         self.buf.extend_from_within(0..wrapped);
@@ -193,6 +198,19 @@ mod tests {
         assert_eq!(ring.slots, 16);
         assert!(ring.iter().copied().eq(3..12));
         assert!(ring.buf.len() <= ring.slots);
+    }
+
+    /// A ring of values larger than a cache line starts at two slots, then doubles.
+    #[test]
+    fn a_ring_of_large_values_starts_small() {
+        let mut ring: Ring<[u64; 12]> = Ring::new();
+        ring.push_back([1; 12]);
+        assert_eq!(ring.slots, 2);
+        for v in 2..6 {
+            ring.push_back([v; 12]);
+        }
+        assert_eq!(ring.slots, 8);
+        assert!(ring.iter().map(|v| v[0]).eq(1..6));
     }
 
     #[test]

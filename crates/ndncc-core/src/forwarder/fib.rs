@@ -26,8 +26,11 @@ pub type FibEntryId = u32;
 #[derive(Clone, Debug, Default)]
 pub struct Fib {
     entries: Vec<FibEntry>,
-    /// Entry index by canonical prefix, so adding a route is one lookup.
-    by_prefix: FxHashMap<String, FibEntryId>,
+    /// Entry index by canonical prefix, so adding a route is one lookup; `None` while the FIB
+    /// has at most `SCANNED` entries, which `find` then scans. Most nodes of a large world (a
+    /// consumer's, a producer's) have one route, and a hash table of one key took more memory
+    /// than the entry itself (boxed, an empty table takes 8 bytes of the node, not 32).
+    by_prefix: Option<Box<FxHashMap<String, FibEntryId>>>,
     /// The distinct component counts of the prefixes, longest first: LPM tries only these.
     lengths: Vec<usize>,
     /// LPM result per interned name seen by this node (`None` = no match). Keyed by name, so
@@ -37,21 +40,47 @@ pub struct Fib {
     last: Option<(NameId, Option<FibEntryId>)>,
 }
 
+/// Entries a FIB finds by scanning them before it indexes them by prefix.
+const SCANNED: usize = 8;
+
 impl Fib {
+    /// The entry of exactly the canonical prefix `canon`.
+    fn find(&self, canon: &str) -> Option<FibEntryId> {
+        match &self.by_prefix {
+            Some(map) => map.get(canon).copied(),
+            None => self.entries.iter().position(|e| e.prefix == canon).map(|i| i as FibEntryId),
+        }
+    }
+
     /// Add (or update the cost of) a next hop for `prefix`.
     pub fn add_route(&mut self, prefix: &str, face: FaceId, cost: u64) {
         let canon = crate::names::canonical(prefix);
-        let idx = match self.by_prefix.get(&canon) {
-            Some(&i) => i as usize,
+        let idx = match self.find(&canon) {
+            Some(i) => i as usize,
             None => {
                 let len = components(&canon).len();
                 if !self.lengths.contains(&len) {
+                    // One length, one entry, exactly: most FIBs keep to that (see `by_prefix`).
+                    self.lengths.reserve_exact(1);
                     self.lengths.push(len);
                     self.lengths.sort_unstable_by(|a, b| b.cmp(a));
                 }
+                if self.entries.len() < SCANNED {
+                    self.entries.reserve_exact(1);
+                }
+                let i = self.entries.len();
                 self.entries.push(FibEntry { prefix: canon.clone(), nexthops: SmallVec::new() });
-                let i = self.entries.len() - 1;
-                self.by_prefix.insert(canon, i as FibEntryId);
+                match self.by_prefix.as_mut() {
+                    Some(map) => {
+                        map.insert(canon, i as FibEntryId);
+                    }
+                    // Past the scanned ones: index them all.
+                    None if i == SCANNED => {
+                        let map = self.entries.iter().enumerate().map(|(k, e)| (e.prefix.clone(), k as FibEntryId));
+                        self.by_prefix = Some(Box::new(map.collect()));
+                    }
+                    None => {}
+                }
                 i
             }
         };
@@ -65,7 +94,7 @@ impl Fib {
 
     /// The cost of next hop `face` for exactly `prefix`, if it has that next hop.
     pub fn route_cost(&self, prefix: &str, face: FaceId) -> Option<u64> {
-        let &i = self.by_prefix.get(&crate::names::canonical(prefix))?;
+        let i = self.find(&crate::names::canonical(prefix))?;
         self.entries[i as usize].nexthops.iter().find(|n| n.face == face).map(|n| n.cost)
     }
 
@@ -73,7 +102,7 @@ impl Fib {
     /// next hops keeps its id (strategies key their state by it) but no longer matches, so a
     /// shorter prefix answers for its names, as when a forwarder erases the entry.
     pub fn remove_route(&mut self, prefix: &str, face: FaceId) -> bool {
-        let Some(&i) = self.by_prefix.get(&crate::names::canonical(prefix)) else { return false };
+        let Some(i) = self.find(&crate::names::canonical(prefix)) else { return false };
         let e = &mut self.entries[i as usize];
         let before = e.nexthops.len();
         e.nexthops.retain(|n| n.face != face);
@@ -111,6 +140,14 @@ impl Fib {
             self.last = Some((id, hit));
             return hit;
         }
+        self.resolve(id, names)
+    }
+
+    /// Longest-prefix match for a name this node has not looked up before (out of line, so
+    /// that the cache's answer above stays a short path).
+    #[cold]
+    #[inline(never)]
+    fn resolve(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
         let name = names.components(id);
         let mut best = None;
         for &len in &self.lengths {
@@ -120,7 +157,7 @@ impl Fib {
             let prefix = if len == 0 { "/".to_string() } else { format!("/{}", name[..len].join("/")) };
             // An entry whose last next hop was removed matches nothing (routes added in a run
             // from outside, `remove_route`; a scenario's entries always have next hops).
-            if let Some(&i) = self.by_prefix.get(&prefix).filter(|&&i| !self.entries[i as usize].nexthops.is_empty()) {
+            if let Some(i) = self.find(&prefix).filter(|&i| !self.entries[i as usize].nexthops.is_empty()) {
                 best = Some(i);
                 break;
             }
@@ -181,6 +218,27 @@ mod tests {
         fib.add_route("/a", FaceId(1), 1);
         let ab = names.intern("/ab");
         assert_eq!(fib.lookup(ab, &names), None);
+    }
+
+    /// Prefixes are found alike before and after the FIB indexes them (past `SCANNED`).
+    #[test]
+    fn entries_are_found_by_prefix_past_the_scanned_ones() {
+        let mut names = NameTable::default();
+        let mut fib = Fib::default();
+        for k in 0..3 * SCANNED as u32 {
+            fib.add_route(&format!("/p{k}"), FaceId(k), 1);
+            for j in 0..=k {
+                assert_eq!(fib.route_cost(&format!("/p{j}/"), FaceId(j)), Some(1), "{j} of {k}");
+            }
+        }
+        for k in 0..3 * SCANNED as u32 {
+            fib.add_route(&format!("/p{k}"), FaceId(k), 7);
+            let n = names.intern(&format!("/p{k}/seg"));
+            assert_eq!(fib.lookup(n, &names), Some(k));
+            assert_eq!(fib.entry(k).nexthops.as_slice(), &[NextHop { face: FaceId(k), cost: 7 }]);
+        }
+        assert!(fib.remove_route("/p3", FaceId(3)));
+        assert_eq!(fib.route_cost("/p3", FaceId(3)), None);
     }
 
     #[test]

@@ -302,7 +302,11 @@ impl Pit {
         }
         let n = self.slots.len();
         if 8 * (self.index.len() + 1) > 7 * n {
-            let grown = (2 * n).max(16);
+            // Four slots to start with (three entries, at seven eighths): most nodes of a large
+            // world are a consumer's or a producer's and hold two or three pending Interests,
+            // and sixteen slots (2.7 kB with their kept Interests) for each of them were a
+            // sixth of the memory a flow added.
+            let grown = (2 * n).max(4);
             self.slots.resize_with(grown, || None);
             self.interests.resize(grown, filler);
         }

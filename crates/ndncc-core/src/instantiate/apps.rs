@@ -105,7 +105,7 @@ pub fn add_consumer_with(
     let payload = b.payload_for(&spec.prefix);
     let seed = b.seed();
     let mut params = consumer_params(name, spec, prefix, payload);
-    params.objects = object_params(name, spec, payload, seed);
+    params.objects = object_params(name, spec, payload, seed).map(Box::new);
     // The jitter has a stream of its own, so it moves no other draw of the consumer.
     let jitter = match spec.start_jitter.get().nanos() {
         0 => SimDuration::ZERO,

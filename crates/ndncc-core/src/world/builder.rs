@@ -196,9 +196,7 @@ impl WorldBuilder {
             cs: None,
             strategy: AnyStrategy::BestRoute(crate::forwarder::strategy::BestRoute::default()),
             modules: Vec::new(),
-            ip_routes: Vec::new(),
-            ports: Vec::new(),
-            mcast: Vec::new(),
+            ip: None,
             clock_tick: None,
             clock_phase: SimDuration::ZERO,
             rng: stream(self.seed, &format!("node:{name}")),
@@ -222,7 +220,7 @@ impl WorldBuilder {
     }
     /// A Content Store of `capacity` Data on `node` (0 = none).
     pub fn set_content_store(&mut self, node: NodeId, capacity: usize) {
-        self.net.nodes[node.idx()].cs = ContentStore::new(capacity);
+        self.net.nodes[node.idx()].cs = ContentStore::new(capacity).map(Box::new);
     }
     pub fn set_strategy(&mut self, node: NodeId, s: AnyStrategy) {
         self.net.nodes[node.idx()].strategy = s;
@@ -248,7 +246,7 @@ impl WorldBuilder {
 
     /// IP route on `node`: packets for `dst` leave on `face`.
     pub fn add_ip_route(&mut self, node: NodeId, dst: NodeId, face: FaceId) {
-        let routes = &mut self.net.nodes[node.idx()].ip_routes;
+        let routes = &mut self.net.nodes[node.idx()].ip_mut().routes;
         if routes.len() <= dst.idx() {
             routes.resize(dst.idx() + 1, None);
         }
@@ -258,15 +256,15 @@ impl WorldBuilder {
     /// Multicast tree entry of `node` for `group`: its face towards the source (`None` on the
     /// source's node) and a face Data is copied to (call once per downstream face).
     pub fn add_mcast_route(&mut self, node: NodeId, group: u32, upstream: Option<FaceId>, downstream: Option<FaceId>) {
-        let n = &mut self.net.nodes[node.idx()];
-        let i = match n.mcast.iter().position(|(g, _)| *g == group) {
+        let mcast = &mut self.net.nodes[node.idx()].ip_mut().mcast;
+        let i = match mcast.iter().position(|(g, _)| *g == group) {
             Some(i) => i,
             None => {
-                n.mcast.push((group, McastRoute::default()));
-                n.mcast.len() - 1
+                mcast.push((group, McastRoute::default()));
+                mcast.len() - 1
             }
         };
-        let r = &mut n.mcast[i].1;
+        let r = &mut mcast[i].1;
         if upstream.is_some() {
             r.upstream = upstream;
         }
@@ -553,10 +551,10 @@ impl WorldBuilder {
     pub fn bind_port(&mut self, app: AppId, port: u16) -> Result<(), BuilderError> {
         let (node, face) = (self.net.apps[app.idx()].node, self.net.apps[app.idx()].face);
         let n = &mut self.net.nodes[node.idx()];
-        if n.ports.iter().any(|(p, _)| *p == port) {
+        if n.ip.as_ref().is_some_and(|ip| ip.ports.iter().any(|(p, _)| *p == port)) {
             return Err(BuilderError::PortTaken { port, node: n.name.clone() });
         }
-        n.ports.push((port, face));
+        n.ip_mut().ports.push((port, face));
         Ok(())
     }
 

@@ -259,7 +259,7 @@ impl Engine {
                     continue;
                 }
                 let face = graph.next_hops(u, &dist, false).first().and_then(|&(_, e, _)| face_on(net, u, e));
-                let routes = &mut net.nodes[u].ip_routes;
+                let routes = &mut net.nodes[u].ip_mut().routes;
                 if routes.len() <= dst {
                     routes.resize(dst + 1, None);
                 }

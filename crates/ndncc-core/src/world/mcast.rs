@@ -14,7 +14,7 @@ pub fn receive(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: 
     }
     let Some(h) = packet.mcast().copied() else { return };
     let n = &mut net.nodes[node.idx()];
-    let Some(route) = n.mcast.iter().find(|(g, _)| *g == h.group).map(|(_, r)| r) else {
+    let Some(route) = n.ip.as_ref().and_then(|ip| ip.mcast.iter().find(|(g, _)| *g == h.group)).map(|(_, r)| r) else {
         n.counters.mcast_unroutable += 1;
         return;
     };

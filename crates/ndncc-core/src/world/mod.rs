@@ -26,7 +26,7 @@ mod shortcut_tests;
 
 pub use builder::{BuilderError, LinkParams, UnderlayParams, WorldBuilder};
 pub use effects::Effects;
-pub use network::{AppSlot, Link, McastRoute, Network, Node, NodeCounters};
+pub use network::{AppSlot, Link, McastRoute, Network, Node, NodeCounters, NodeIp};
 pub use probe::{jain_index, FlowKey};
 pub use realtime::{Step, StepState};
 

@@ -90,15 +90,13 @@ pub struct Node {
     pub faces: Vec<FaceId>,
     pub fib: Fib,
     pub pit: Pit,
-    pub cs: Option<ContentStore>,
+    /// Boxed, like the strategies that keep state: most nodes have none, and every node of a
+    /// large world is kept (88 bytes inline).
+    pub cs: Option<Box<ContentStore>>,
     pub strategy: AnyStrategy,
     pub modules: Vec<ModuleSlot>,
-    /// IP routes: the face towards each destination node, by node index.
-    pub ip_routes: Vec<Option<FaceId>>,
-    /// Application faces by the port their IP application listens on.
-    pub ports: Vec<(u16, FaceId)>,
-    /// Multicast groups this node is a tree node of.
-    pub mcast: Vec<(u32, McastRoute)>,
+    /// IP and multicast forwarding, on the nodes that have any (`ip_mut` makes it).
+    pub ip: Option<Box<NodeIp>>,
     /// Coarse clock: timers on this node fire only on the clock's edges, `clock_phase` plus
     /// multiples of this tick.
     pub clock_tick: Option<SimDuration>,
@@ -110,7 +108,24 @@ pub struct Node {
     pub counters: NodeCounters,
 }
 
+/// A node's IP and multicast forwarding state: boxed in the node, since most nodes of a large
+/// NDN world forward neither, and inline its three tables took 72 bytes of every node.
+#[derive(Default)]
+pub struct NodeIp {
+    /// IP routes: the face towards each destination node, by node index.
+    pub routes: Vec<Option<FaceId>>,
+    /// Application faces by the port their IP application listens on.
+    pub ports: Vec<(u16, FaceId)>,
+    /// Multicast groups this node is a tree node of.
+    pub mcast: Vec<(u32, McastRoute)>,
+}
+
 impl Node {
+    /// The node's IP and multicast state, made empty if it had none.
+    pub fn ip_mut(&mut self) -> &mut NodeIp {
+        self.ip.get_or_insert_with(Box::default)
+    }
+
     /// When a timer asked for `t` actually fires on this node's clock.
     pub fn align(&self, t: SimTime) -> SimTime {
         match self.clock_tick {

@@ -47,7 +47,7 @@ impl Plugin for CfConfig {
         check::within("smoothing", self.smoothing, 0.0, 0.999_999)
     }
     fn build(&self) -> AnyStrategy {
-        AnyStrategy::Cf(Cf { cfg: *self, state: FxHashMap::default(), shares: ShareMeter::default() })
+        AnyStrategy::Cf(Box::new(Cf { cfg: *self, state: FxHashMap::default(), shares: ShareMeter::default() }))
     }
 }
 

@@ -130,13 +130,15 @@ impl UpstreamMarking {
     }
 }
 
-/// A node's strategy: built-ins by value, user plug-ins boxed.
+/// A node's strategy: best route (which keeps no state) by value, the others boxed. Every
+/// node has one, and most of a large world's run best route: inline, the largest built-in
+/// (PCON's, 104 bytes) made every node's strategy that large.
 pub enum AnyStrategy {
     BestRoute(BestRoute),
-    Multicast(Multicast),
-    Pcon(PconStrategy),
-    Pi(Pi),
-    Cf(Cf),
+    Multicast(Box<Multicast>),
+    Pcon(Box<PconStrategy>),
+    Pi(Box<Pi>),
+    Cf(Box<Cf>),
     Custom(Box<dyn Strategy>),
 }
 
@@ -150,10 +152,10 @@ impl AnyStrategy {
     pub fn get_ref(&self) -> &dyn Strategy {
         match self {
             AnyStrategy::BestRoute(s) => s,
-            AnyStrategy::Multicast(s) => s,
-            AnyStrategy::Pcon(s) => s,
-            AnyStrategy::Pi(s) => s,
-            AnyStrategy::Cf(s) => s,
+            AnyStrategy::Multicast(s) => s.as_ref(),
+            AnyStrategy::Pcon(s) => s.as_ref(),
+            AnyStrategy::Pi(s) => s.as_ref(),
+            AnyStrategy::Cf(s) => s.as_ref(),
             AnyStrategy::Custom(s) => s.as_ref(),
         }
     }
@@ -161,10 +163,10 @@ impl AnyStrategy {
     pub fn get(&mut self) -> &mut dyn Strategy {
         match self {
             AnyStrategy::BestRoute(s) => s,
-            AnyStrategy::Multicast(s) => s,
-            AnyStrategy::Pcon(s) => s,
-            AnyStrategy::Pi(s) => s,
-            AnyStrategy::Cf(s) => s,
+            AnyStrategy::Multicast(s) => s.as_mut(),
+            AnyStrategy::Pcon(s) => s.as_mut(),
+            AnyStrategy::Pi(s) => s.as_mut(),
+            AnyStrategy::Cf(s) => s.as_mut(),
             AnyStrategy::Custom(s) => s.as_mut(),
         }
     }

@@ -19,7 +19,7 @@ pub struct MulticastConfig {
 impl Plugin for MulticastConfig {
     type Built = AnyStrategy;
     fn build(&self) -> AnyStrategy {
-        AnyStrategy::Multicast(Multicast::new(self))
+        AnyStrategy::Multicast(Box::new(Multicast::new(self)))
     }
 }
 

@@ -84,7 +84,7 @@ impl Plugin for PconStrategyConfig {
         check::time("nack_update_interval", self.nack_update_interval.get(), true)
     }
     fn build(&self) -> AnyStrategy {
-        AnyStrategy::Pcon(PconStrategy::new(self))
+        AnyStrategy::Pcon(Box::new(PconStrategy::new(self)))
     }
 }
 

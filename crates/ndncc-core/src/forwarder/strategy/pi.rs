@@ -25,7 +25,7 @@ pub struct PiConfig {
 impl Plugin for PiConfig {
     type Built = AnyStrategy;
     fn build(&self) -> AnyStrategy {
-        AnyStrategy::Pi(Pi { cfg: *self, shares: ShareMeter::default() })
+        AnyStrategy::Pi(Box::new(Pi { cfg: *self, shares: ShareMeter::default() }))
     }
 }
 
