@@ -23,6 +23,7 @@ mod realtime;
 mod sampling;
 #[cfg(test)]
 mod shortcut_tests;
+mod tick_layout;
 
 pub use builder::{BuilderError, LinkParams, UnderlayParams, WorldBuilder};
 pub use effects::Effects;
