@@ -1,6 +1,5 @@
-//! The last values sampled from each face, and which faces something happened on since, so
-//! that a tick reads only those and repeats the others' rows without visiting them
-//! (`tick_layout.rs`).
+//! Which faces something happened on since the last tick, so that a tick reads only those and
+//! repeats the others' rows without visiting them (`tick_layout.rs`).
 //!
 //! At scale most faces are idle in most sampling intervals (in a 1,000-consumer dumbbell, each
 //! access link carries a packet every few intervals), and reading a thousand scattered `Face`
@@ -8,7 +7,10 @@
 //! sampled from it can change: a packet queued, and every transmission and drop (a packet taken
 //! off the queue is one or the other, and a congestion mark goes with a transmission). A face
 //! with a shaper or a link service, whose samples change by other paths, is always read
-//! afresh. `World::check_face_samples` turns on a check that the marks miss nothing.
+//! afresh. A face whose rows cannot be repeated (the first tick) is read too: what it reads
+//! is what it would have kept, so its values are kept only for `World::check_face_samples`,
+//! which checks that the marks miss nothing (a face's kept values were 48 bytes written at
+//! each read, for a fallback the face table, which holds no events, hardly ever takes).
 
 use super::tick_layout::TickLayout;
 use crate::ids::FaceId;
@@ -51,8 +53,11 @@ pub struct KeptValues {
     changed: Vec<u8>,
     /// By face index: its position among the sampled faces, or `UNSAMPLED`.
     at: Vec<u32>,
-    /// By position in the sampled faces: the values last read, if the face can be cached.
+    /// By position in the sampled faces: the values last read, if the face can be cached;
+    /// only while checking (empty otherwise).
     last: Vec<Option<FaceValues>>,
+    /// How many faces are sampled.
+    sampled: usize,
 }
 
 impl KeptValues {
@@ -66,7 +71,7 @@ impl KeptValues {
         }
         // The sampled faces are read at the first tick.
         let changed = at.iter().map(|&at| u8::from(at != UNSAMPLED)).collect();
-        KeptValues { changed, at, last: vec![None; sampled.len()] }
+        KeptValues { changed, at, last: Vec::new(), sampled: sampled.len() }
     }
 
     /// Something sampled from `face` may have changed.
@@ -103,7 +108,8 @@ impl KeptValues {
         }
     }
 
-    /// The values last read for sampled face number `at` (`face`), if nothing changed since.
+    /// The values last read for sampled face number `at` (`face`), if nothing changed since
+    /// and they were kept (while checking).
     #[inline]
     pub fn unchanged(&self, at: usize, face: FaceId) -> Option<FaceValues> {
         if self.is_changed(face) {
@@ -113,9 +119,13 @@ impl KeptValues {
     }
 
     /// `values` were just read from sampled face number `at` (`face`); `cacheable` is false
-    /// for a face whose samples can change without a mark, which stays marked.
+    /// for a face whose samples can change without a mark, which stays marked. They are kept
+    /// for `unchanged` when `checking`.
     #[inline]
-    pub fn read(&mut self, at: usize, face: FaceId, values: FaceValues, cacheable: bool) {
+    pub fn read(&mut self, at: usize, face: FaceId, values: FaceValues, cacheable: bool, checking: bool) {
+        if checking && self.last.is_empty() {
+            self.last = vec![None; self.sampled];
+        }
         if let Some(slot) = self.last.get_mut(at) {
             *slot = cacheable.then_some(values);
         }
@@ -157,9 +167,9 @@ mod tests {
         s.changed_positions(&mut changed);
         assert_eq!(changed, [0, 1, 2], "never read: all of them, and only the sampled ones");
         assert_eq!(s.unchanged(0, a), None, "never read");
-        s.read(0, a, [1.0, 2.0, 3.0, 4.0, 5.0], true);
-        s.read(1, b, [9.0; 5], false);
-        s.read(2, c, [3.0; 5], true);
+        s.read(0, a, [1.0, 2.0, 3.0, 4.0, 5.0], true, true);
+        s.read(1, b, [9.0; 5], false, true);
+        s.read(2, c, [3.0; 5], true, true);
         assert_eq!(s.unchanged(0, a), Some([1.0, 2.0, 3.0, 4.0, 5.0]));
         assert_eq!(s.unchanged(1, b), None, "not cacheable");
         s.changed_positions(&mut changed);
@@ -169,9 +179,14 @@ mod tests {
         assert_eq!(s.unchanged(0, a), None, "marked");
         s.changed_positions(&mut changed);
         assert_eq!(changed, [0, 1], "a mark on a face not sampled is dropped");
-        s.read(0, a, [7.0; 5], true);
+        s.read(0, a, [7.0; 5], true, true);
         assert_eq!(s.unchanged(0, a), Some([7.0; 5]));
         assert_eq!(s.unchanged(2, c), Some([3.0; 5]));
+        // Not checking, nothing is kept: an unmarked face is repeated, or read afresh.
+        let mut s = KeptValues::new(2, &[(a, 0)]);
+        s.read(0, a, [1.0; 5], true, false);
+        s.changed_positions(&mut changed);
+        assert_eq!((changed.len(), s.unchanged(0, a), s.last.len()), (0, None, 0));
     }
 
     #[test]

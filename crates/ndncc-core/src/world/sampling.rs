@@ -2,8 +2,8 @@
 //! marks, shaper and link-service values), and the strategies' and router modules' of each node
 //! that gives any. A tick visits only the apps and faces something happened to since the last
 //! one (and those it cannot keep); the others' rows repeat the last tick's, unread
-//! (`tick_layout.rs`), or their kept values where the table cannot repeat them
-//! (`app_samples.rs`, `face_samples.rs`).
+//! (`tick_layout.rs`), or where the table cannot repeat them an app's kept rows
+//! (`app_samples.rs`) and a face's values read afresh (`face_samples.rs`).
 
 use super::engine::Engine;
 use super::tick_layout::Table;
@@ -97,8 +97,9 @@ impl Engine {
         let mut visits = std::mem::take(&mut self.sampling.visits);
         let fs = &mut self.sampling.face_samples;
         fs.kept.changed_positions(&mut visits);
-        let checking = fs.checking || !self.shortcuts;
-        let changed = (!checking).then_some(&visits[..]);
+        // While checking, faces keep their values, and all are read and compared with them.
+        let keeping = fs.checking;
+        let changed = (!keeping && self.shortcuts).then_some(&visits[..]);
         let (layout, kept) = (&mut fs.layout, &mut fs.kept);
         let (faces, ids) = (&self.sampling.faces, &self.sampling.ids);
         let metrics = [ids.queue_packets, ids.queue_bytes, ids.bytes_sent, ids.drops, ids.marks];
@@ -107,10 +108,6 @@ impl Engine {
             let (fid, ent) = faces[at];
             let unchanged = kept.unchanged(at, fid);
             let rows = |values: [f64; 5]| std::array::from_fn::<_, 5, _>(|i| (ent, metrics[i], values[i]));
-            if let (Some(values), false) = (unchanged, checking) {
-                rec.face_samples(now, &rows(values));
-                return;
-            }
             let f = &net.faces[fid.idx()];
             let Some(eg) = &f.egress else { return };
             let values = [
@@ -125,7 +122,7 @@ impl Engine {
             }
             rec.face_samples(now, &rows(values));
             let cacheable = eg.shaper.is_none() && f.link_service.is_none();
-            kept.read(at, fid, values, cacheable);
+            kept.read(at, fid, values, cacheable, keeping);
             if eg.shaper.is_some() {
                 rec.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
             }
