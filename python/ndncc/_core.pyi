@@ -90,9 +90,10 @@ def bench_names(all: bool = False) -> list[str]:
 BENCH_SECONDS: float
 BENCH_MAX_SECONDS: float
 
-def bench(name: str, duration: float = 40.0) -> BenchDict:
+def bench(name: str, duration: float = 40.0, record: bool = True) -> BenchDict:
     """Build and run benchmark ``name`` for ``duration`` simulated seconds (more than 0, at most
-    ``BENCH_MAX_SECONDS``) without holding the GIL; Ctrl-C stops it with ``KeyboardInterrupt``."""
+    ``BENCH_MAX_SECONDS``) without holding the GIL; Ctrl-C stops it with ``KeyboardInterrupt``.
+    With ``record`` false it takes no samples, to tell what recording costs."""
 
 class NdnccError(Exception): ...
 

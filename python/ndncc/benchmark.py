@@ -39,16 +39,17 @@ TIMED = ("wall_seconds", "setup_seconds", "ns_per_hop", "packet_hops_per_s", "pe
 SIMULATED = ("sim_seconds", "events", "packet_hops", "recorded_rows", "recorded_mb")
 
 
-def run_alone(name: str, duration: float) -> dict:
+def run_alone(name: str, duration: float, record: bool = True) -> dict:
     """Benchmark ``name`` for ``duration`` simulated seconds in a fresh interpreter and return its
-    measurement (:func:`ndncc._core.bench`'s dict). The name and duration must have been checked:
-    a failure in the child is an :class:`ndncc.InternalError` carrying its last line."""
+    measurement (:func:`ndncc._core.bench`'s dict); without its samples unless ``record``. The
+    name and duration must have been checked: a failure in the child is an
+    :class:`ndncc.InternalError` carrying its last line."""
     # The child's lifeline: it reads end-of-file once this process is gone, however it ended
     # (Ctrl-C reaches both; a parent killed outright must not leave an hour's run behind).
     lifeline, keep = os.pipe()
     try:
         child = subprocess.run(
-            [sys.executable, "-m", "ndncc.benchmark", name, repr(duration), str(lifeline)],
+            [sys.executable, "-m", "ndncc.benchmark", name, repr(duration), str(lifeline), str(int(record))],
             capture_output=True,
             text=True,
             check=False,
@@ -79,11 +80,13 @@ def combine(runs: list[dict]) -> dict:
     return {**combined, "runs": len(runs), "ns_per_hop_min": min(per_hop), "ns_per_hop_max": max(per_hop)}
 
 
-def run_rounds(names: list[str], duration: float, repeat: int, on_run=None, on_done=None) -> list[dict]:
-    """Benchmark each of ``names`` ``repeat`` times, each run in a fresh interpreter
-    (:func:`run_alone`), in rounds (every scenario once, then again), so that a machine that
-    slows down for a while slows every scenario alike rather than all runs of one. Returns each
-    scenario's measurement (:func:`combine`), in the order of ``names``.
+def run_rounds(
+    names: list[str], duration: float, repeat: int, on_run=None, on_done=None, record: bool = True
+) -> list[dict]:
+    """Benchmark each of ``names`` ``repeat`` times (without samples unless ``record``), each run
+    in a fresh interpreter (:func:`run_alone`), in rounds (every scenario once, then again), so
+    that a machine that slows down for a while slows every scenario alike rather than all runs of
+    one. Returns each scenario's measurement (:func:`combine`), in the order of ``names``.
 
     ``on_run(name, round)`` is called before each run (rounds count from 1), and
     ``on_done(measurement)`` as each scenario's last run ends."""
@@ -93,7 +96,7 @@ def run_rounds(names: list[str], duration: float, repeat: int, on_run=None, on_d
         for name in names:
             if on_run is not None:
                 on_run(name, round_)
-            runs[name].append(run_alone(name, duration))
+            runs[name].append(run_alone(name, duration, record))
             if round_ == repeat:
                 done.append(combine(runs[name]))
                 if on_done is not None:
@@ -147,4 +150,4 @@ def _end_with_parent(lifeline: int) -> None:
 
 if __name__ == "__main__":  # the child: one measurement, as one JSON line
     threading.Thread(target=_end_with_parent, args=(int(sys.argv[3]),), daemon=True).start()
-    print(json.dumps(_core.bench(sys.argv[1], float(sys.argv[2]))))
+    print(json.dumps(_core.bench(sys.argv[1], float(sys.argv[2]), record=sys.argv[4:5] != ["0"])))

@@ -430,6 +430,11 @@ def wide_console() -> Console:
     "range of ns/hop (default 1; with --command, its timed runs, default 5).",
 )
 @click.option(
+    "--no-record",
+    is_flag=True,
+    help="Run the same scenarios without their 100 ms samples: the difference is what recording costs.",
+)
+@click.option(
     "--command",
     is_flag=True,
     help="Instead, time `ndncc run` of the shipped e4-ndnsim scenario end to end, against the "
@@ -442,6 +447,7 @@ def bench(
     all_: bool,
     duration: Optional[float],
     repeat: Optional[int],
+    no_record: bool,
     command: bool,
 ) -> None:
     """Measure engine speed (packet hops per second) on the standard scenarios."""
@@ -452,8 +458,10 @@ def bench(
     if repeat is not None and not 1 <= repeat <= benchmark.MAX_REPEAT:
         raise BadInput(f"--repeat: {repeat} is not a number of runs from 1 to {benchmark.MAX_REPEAT}")
     if command:
-        if scenario is not None or all_ or duration is not None:
-            raise BadInput("--command runs its own scenario: it excludes --scenario, --all and --duration")
+        if scenario is not None or all_ or duration is not None or no_record:
+            raise BadInput(
+                "--command runs its own scenario: it excludes --scenario, --all, --duration and --no-record"
+            )
         bench_command(json_, benchmark.COMMAND_RUNS if repeat is None else repeat)
         return
     repeat = 1 if repeat is None else repeat
@@ -478,7 +486,9 @@ def bench(
             if json_:
                 click.echo(json.dumps(measurement))
 
-        results = benchmark.run_rounds(names, duration, repeat, on_run=running, on_done=done)
+        results = benchmark.run_rounds(
+            names, duration, repeat, on_run=running, on_done=done, record=not no_record
+        )
     if not json_:
         # Events and simulated seconds are in --json; the table keeps to a terminal's width.
         spread = ["ns/hop range"] if repeat > 1 else []

@@ -8,8 +8,10 @@ set-up, start-up and tear-down cancel out. The counts are the same to the instru
 run of the same binary (the engine is deterministic and its hash maps are not randomised), so a
 change in them is a change in the code.
 
-``python -m ndncc.instructions [--binary PATH] [--seconds T] [NAME ...]`` prints one JSON line
-per scenario; the default names are the standard ones of ``ndncc-bench``.
+``python -m ndncc.instructions [--binary PATH] [--seconds T] [--no-record] [NAME ...]`` prints
+one JSON line per scenario; the default names are the standard ones of ``ndncc-bench``. With
+``--no-record`` the scenarios run without their samples: the difference from a run with them
+is what recording costs per hop.
 """
 
 from __future__ import annotations
@@ -49,8 +51,11 @@ def _counts(out_file: Path) -> dict[str, int]:
     return dict(zip(events, summary))
 
 
-def _run(binary: Path, name: str, seconds: float, work: Path) -> tuple[dict[str, int], int]:
-    """One run of ``name`` for ``seconds`` under cachegrind: its event totals and packet-hops."""
+def _run(
+    binary: Path, name: str, seconds: float, work: Path, record: bool = True
+) -> tuple[dict[str, int], int]:
+    """One run of ``name`` for ``seconds`` under cachegrind (without samples unless ``record``):
+    its event totals and packet-hops."""
     out_file = work / f"{name}-{seconds}.cachegrind"
     cmd = [
         "valgrind",
@@ -61,6 +66,7 @@ def _run(binary: Path, name: str, seconds: float, work: Path) -> tuple[dict[str,
         str(binary),
         "--duration",
         repr(seconds),
+        *([] if record else ["--no-record"]),
         name,
     ]
     run = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -93,13 +99,14 @@ def per_hop(short: tuple[dict[str, int], int], long: tuple[dict[str, int], int])
     }
 
 
-def measure(binary: Path, name: str, seconds: float) -> dict:
-    """Instructions and misses per hop of scenario ``name``, with the runs' lengths."""
+def measure(binary: Path, name: str, seconds: float, record: bool = True) -> dict:
+    """Instructions and misses per hop of scenario ``name``, with the runs' lengths and whether
+    they recorded."""
     with tempfile.TemporaryDirectory(prefix="ndncc-cachegrind-") as tmp:
         work = Path(tmp)
-        short = _run(binary, name, seconds, work)
-        long = _run(binary, name, 2 * seconds, work)
-    return {"scenario": name, "seconds": [seconds, 2 * seconds], **per_hop(short, long)}
+        short = _run(binary, name, seconds, work, record)
+        long = _run(binary, name, 2 * seconds, work, record)
+    return {"scenario": name, "seconds": [seconds, 2 * seconds], "record": record, **per_hop(short, long)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seconds", type=float, default=DEFAULT_SECONDS, help="simulated seconds of the short run"
     )
+    parser.add_argument("--no-record", action="store_true", help="run the scenarios without their samples")
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 3600:
         print("ndncc.instructions: --seconds must be in (0, 3600]", file=sys.stderr)
@@ -123,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for name in args.names:
         try:
-            print(json.dumps(measure(args.binary, name, args.seconds)), flush=True)
+            print(json.dumps(measure(args.binary, name, args.seconds, not args.no_record)), flush=True)
         except MeasureError as e:
             print(f"ndncc.instructions: {e}", file=sys.stderr)
             return 1

@@ -258,7 +258,8 @@ def test_a_repeated_benchmark_runs_in_rounds(monkeypatch):
 
     calls: list[str] = []
 
-    def run_alone(name: str, duration: float) -> dict:
+    def run_alone(name: str, duration: float, record: bool = True) -> dict:
+        assert record
         calls.append(name)
         return _measurement(name, 100.0 + len(calls))
 

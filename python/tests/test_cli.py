@@ -169,6 +169,19 @@ def test_bench_runs_a_scale_case_for_the_duration_asked(capsys):
     assert code == 0 and "set-up" in out
 
 
+def test_bench_no_record_simulates_the_same_without_rows(capsys):
+    args = ("bench", "--json", "--scenario", "dumbbell-20", "--duration", "0.3")
+    code, out, _ = ndncc(capsys, *args)
+    on = json.loads(out)
+    code_off, out, _ = ndncc(capsys, *args, "--no-record")
+    off = json.loads(out)
+    assert (code, code_off) == (0, 0) and on["recorded_rows"] > 0 and off["recorded_rows"] == 0
+    # The same packets; the sampling ticks at 0, 0.1, 0.2 and 0.3 s are the only other events.
+    assert off["packet_hops"] == on["packet_hops"] and off["events"] + 4 == on["events"]
+    code, _, err = ndncc(capsys, "bench", "--command", "--no-record")
+    assert code == 2 and "--no-record" in err
+
+
 def test_bench_repeat_reports_the_median_run_and_the_range(capsys):
     code, out, _ = ndncc(
         capsys, "bench", "--json", "--scenario", "dumbbell-1", "--duration", "0.5", "--repeat", "3"

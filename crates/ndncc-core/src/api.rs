@@ -198,17 +198,23 @@ pub fn bench_all_names() -> Vec<String> {
     crate::bench::all_names()
 }
 
-/// Build and run benchmark scenario `name` for `seconds` of simulated time. `progress(now)` is
+/// Build and run benchmark scenario `name` for `seconds` of simulated time, with its 100 ms
+/// samples or (`Recording::Off`) without, to tell what recording costs. `progress(now)` is
 /// asked every `LIVENESS_EVENTS` events whether to go on (so that Ctrl-C can stop a long run);
 /// the asking is the same check every run makes, so it costs the measurement nothing.
-pub fn bench_for(name: &str, seconds: f64, progress: &mut dyn FnMut(f64) -> bool) -> Result<BenchResult, Error> {
+pub fn bench_for(
+    name: &str,
+    seconds: f64,
+    rec: crate::bench::Recording,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<BenchResult, Error> {
     let bad = |message: String| Error::Build { component: "bench".into(), message };
     let max = crate::bench::MAX_SECONDS;
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= max) {
         return Err(bad(format!("duration must be more than 0 and at most {max} simulated seconds, not {seconds}")));
     }
     let t_setup = Instant::now();
-    let mut world = crate::bench::standard_for(name, SimDuration::from_secs_f64(seconds))
+    let mut world = crate::bench::standard_with(name, SimDuration::from_secs_f64(seconds), rec)
         .ok_or_else(|| bad(format!("unknown benchmark '{name}' (known: {})", bench_all_names().join(", "))))?;
     let setup = t_setup.elapsed().as_secs_f64();
     let t0 = Instant::now();
@@ -240,34 +246,50 @@ impl BenchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::Recording::{Off, On};
 
     #[test]
     fn a_benchmark_runs_for_the_duration_asked_and_times_its_set_up() {
-        let b = bench_for("dumbbell-1", 0.5, &mut |_| true).expect("a known benchmark");
+        let b = bench_for("dumbbell-1", 0.5, On, &mut |_| true).expect("a known benchmark");
         assert_eq!((b.scenario.as_str(), b.sim_seconds), ("dumbbell-1", 0.5));
         assert!(b.packet_hops > 1000 && b.events >= b.packet_hops / 2);
         assert!(b.setup_seconds > 0.0 && b.wall_seconds > 0.0);
         // The scale cases are known too, and a topology is built through the scenario loader.
         assert!(bench_all_names().iter().any(|n| n == "tree-1111"));
         assert!(bench_names().iter().all(|n| bench_all_names().contains(n)));
-        let tree = bench_for("tree-1111", 0.05, &mut |_| true).expect("a scale case");
+        let tree = bench_for("tree-1111", 0.05, On, &mut |_| true).expect("a scale case");
         assert!(tree.packet_hops > 0 && tree.recorded_rows > 0);
+    }
+
+    #[test]
+    fn a_benchmark_without_recording_simulates_the_same_and_records_nothing() {
+        // One of each way a benchmark is built: a dumbbell and a fast flow in code, a TCP flow
+        // and a tree from scenario text.
+        for name in ["dumbbell-20", "gbps-1", "tcp-1", "tree-1111"] {
+            let on = bench_for(name, 0.3, On, &mut |_| true).expect("a known benchmark");
+            let off = bench_for(name, 0.3, Off, &mut |_| true).expect("a known benchmark");
+            assert!(on.recorded_rows > 0, "{name}");
+            assert_eq!((off.recorded_rows, off.recorded_mb), (0, 0.0), "{name}");
+            assert_eq!(off.packet_hops, on.packet_hops, "{name}");
+            // The same events but the sampling ticks at 0, 0.1, 0.2 and 0.3 s.
+            assert_eq!(off.events + 4, on.events, "{name}");
+        }
     }
 
     #[test]
     fn a_benchmark_refuses_a_duration_out_of_range_or_an_unknown_name() {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 3600.5] {
-            let e = bench_for("dumbbell-1", bad, &mut |_| true).expect_err("out of range").to_string();
+            let e = bench_for("dumbbell-1", bad, On, &mut |_| true).expect_err("out of range").to_string();
             assert!(e.contains("duration must be more than 0 and at most 3600"), "{bad}: {e}");
         }
-        let e = bench_for("dumbbell-0", 1.0, &mut |_| true).expect_err("no such benchmark").to_string();
+        let e = bench_for("dumbbell-0", 1.0, On, &mut |_| true).expect_err("no such benchmark").to_string();
         assert!(e.contains("unknown benchmark 'dumbbell-0'") && e.contains("grid-32"), "{e}");
     }
 
     #[test]
     fn a_benchmark_asked_to_stop_stops() {
         let mut asked = 0;
-        let end = bench_for("dumbbell-1", 3600.0, &mut |_| {
+        let end = bench_for("dumbbell-1", 3600.0, On, &mut |_| {
             asked += 1;
             asked < 3
         });

@@ -4,7 +4,8 @@
 //! a 50 Mbps / 10 ms bottleneck (40 ms round trip), DropTail 100 packets, 1,024-byte payload, a
 //! fixed window of 250 Interests (the 230-packet pipe plus some queue), 40 s.
 //! `dumbbell-N`: N consumer/producer pairs sharing the same bottleneck, window 300/N each.
-//! Recording is limited to 100 ms samples, as a long sweep would use.
+//! Recording is limited to 100 ms samples, as a long sweep would use; built without recording
+//! (`standard_with(…, Recording::Off)`), the same worlds measure what that recording costs.
 
 use crate::cc::window::{FixedWindowConfig, WindowConfig};
 use crate::face_selection::FaceSelection;
@@ -15,6 +16,8 @@ use crate::units::Bytes;
 use crate::world::{LinkParams, World, WorldBuilder};
 
 pub const PAYLOAD: u64 = 1024;
+/// The sampling interval of every benchmark that records.
+pub const SAMPLE_INTERVAL: SimDuration = SimDuration::from_millis(100);
 pub const OVERHEAD: u64 = 64;
 
 /// Names of the standard scenarios (`ndncc-bench` with no names runs these).
@@ -33,10 +36,24 @@ fn droptail(packets: usize) -> QueueConfig {
     QueueConfig::Droptail(DropTailConfig { packets: Some(packets), bytes: None })
 }
 
+/// Whether a benchmark records its 100 ms samples. Without, it simulates the same packets and
+/// the same events but for the sampling ticks, so the difference in cost is the recording's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recording {
+    On,
+    Off,
+}
+
+impl Recording {
+    fn interval(self) -> Option<SimDuration> {
+        (self == Recording::On).then_some(SAMPLE_INTERVAL)
+    }
+}
+
 /// A dumbbell with `pairs` consumer/producer pairs, each consumer with a fixed window.
-pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64) -> World {
+pub fn dumbbell(pairs: usize, window: f64, duration: SimDuration, seed: u64, rec: Recording) -> World {
     let mut b = WorldBuilder::new(seed, duration);
-    b.record(Some(SimDuration::from_millis(100)), false, FaceSelection::All);
+    b.record(rec.interval(), false, FaceSelection::All);
     let r1 = b.add_node("R1");
     let r2 = b.add_node("R2");
     let access = LinkParams::new(100_000_000, SimDuration::from_millis(5)).with_queue(droptail(100));
@@ -75,27 +92,33 @@ pub const STANDARD_SECONDS: f64 = 40.0;
 /// time per simulated minute).
 pub const MAX_SECONDS: f64 = 3600.0;
 
-/// Build a standard scenario by name, simulating `d`.
+/// Build a standard scenario by name, simulating `d`, recording as a sweep would.
 pub fn standard_for(name: &str, d: SimDuration) -> Option<World> {
+    standard_with(name, d, Recording::On)
+}
+
+/// Build a standard scenario by name, simulating `d`, with or without its recording.
+pub fn standard_with(name: &str, d: SimDuration, rec: Recording) -> Option<World> {
+    let text = |t: String| from_scenario(&with_recording(t, rec));
     match name {
-        "dumbbell-1" => Some(dumbbell(1, 250.0, d, 1)),
-        "gbps-1" => Some(fast_flow(1_000_000_000, d)),
-        "gbps-10" => Some(fast_flow(10_000_000_000, d)),
-        "tree-1111" => from_scenario(&tree_text(10, 3, d)),
-        "tcp-1" => from_scenario(&tcp_text(d)),
-        "grid-32" => from_scenario(&grid_text(32, d)),
+        "dumbbell-1" => Some(dumbbell(1, 250.0, d, 1, rec)),
+        "gbps-1" => Some(fast_flow(1_000_000_000, d, rec)),
+        "gbps-10" => Some(fast_flow(10_000_000_000, d, rec)),
+        "tree-1111" => text(tree_text(10, 3, d)),
+        "tcp-1" => text(tcp_text(d)),
+        "grid-32" => text(grid_text(32, d)),
         _ => {
             let n: usize = name.strip_prefix("dumbbell-")?.parse().ok()?;
-            (n > 0).then(|| dumbbell(n, (300.0 / n as f64).max(2.0), d, 1))
+            (n > 0).then(|| dumbbell(n, (300.0 / n as f64).max(2.0), d, 1, rec))
         }
     }
 }
 
 /// One flow over a `bps` bottleneck (access links 10x faster, same delays as the dumbbell), its
 /// fixed window the bandwidth-delay product plus a tenth.
-pub fn fast_flow(bps: u64, duration: SimDuration) -> World {
+pub fn fast_flow(bps: u64, duration: SimDuration, rec: Recording) -> World {
     let mut b = WorldBuilder::new(1, duration);
-    b.record(Some(SimDuration::from_millis(100)), false, FaceSelection::All);
+    b.record(rec.interval(), false, FaceSelection::All);
     let (c, r1, r2, p) = (b.add_node("C1"), b.add_node("R1"), b.add_node("R2"), b.add_node("P1"));
     let access = LinkParams::new(bps.saturating_mul(10), SimDuration::from_millis(5)).with_queue(droptail(1000));
     let bottleneck = LinkParams::new(bps, SimDuration::from_millis(10)).with_queue(droptail(1000));
@@ -122,13 +145,24 @@ fn from_scenario(text: &str) -> Option<World> {
     crate::instantiate::build_world(&sc, 1).ok()
 }
 
+/// The `[record]` interval line of every generated scenario.
+const RECORD_INTERVAL: &str = "interval = \"100ms\"\n";
+
 /// The recording and traffic every generated scenario shares.
 fn scenario_head(duration: SimDuration) -> String {
     format!(
         "[simulation]\nduration = \"{}ms\"\n\n[defaults.link]\nbandwidth = \"100Mbps\"\ndelay = \"2ms\"\n\
-         queue = {{ type = \"droptail\", packets = 100 }}\n\n[record]\ninterval = \"100ms\"\nevents = false\n",
+         queue = {{ type = \"droptail\", packets = 100 }}\n\n[record]\n{RECORD_INTERVAL}events = false\n",
         duration.nanos() / 1_000_000
     )
+}
+
+/// A generated scenario's text, its sampling turned off (`"0s"`) unless `rec` is on.
+fn with_recording(text: String, rec: Recording) -> String {
+    match rec {
+        Recording::On => text,
+        Recording::Off => text.replacen(RECORD_INTERVAL, "interval = \"0s\"\n", 1),
+    }
 }
 
 /// The dumbbell of `dumbbell-1` carrying one TCP NewReno flow instead of the NDN consumer:

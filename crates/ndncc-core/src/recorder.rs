@@ -39,6 +39,9 @@ pub struct Columns {
     /// Set while the open block repeats the keys of the block before it, row for row so far:
     /// it is then built packed as it goes (see `push_repeated`).
     repeat: Option<Repeat>,
+    /// Rows at the start of `last` that hold the open block's values rather than the block
+    /// before's, once the open block no longer repeats (while it does, its `row`).
+    last_fresh: usize,
 }
 
 /// The open block repeats the keys of the closed block before it, so far.
@@ -157,6 +160,62 @@ impl Columns {
         }
     }
 
+    /// `n` rows at `t` that repeat rows `from..from + n` of the block before the open one, keys
+    /// and values, recorded without being read: a sampler whose entities did not change since
+    /// the last tick, whose rows that block holds, says where they were. The caller vouches for
+    /// the keys (its layout at that tick); this checks the rest. When the open block repeats
+    /// the block before row for row and `from` is where it stands, the rows cost their bits'
+    /// words and nothing else (no row is compared or written). Otherwise they are copied, keys
+    /// and values, as rows pushed one by one would be. False, and nothing recorded, when those
+    /// rows are not at hand: no block before the open one, rows beyond its end, or rows of
+    /// `last` the open block has overwritten.
+    pub fn push_earlier(&mut self, t: SimTime, from: usize, n: usize) -> bool {
+        if n == 0 {
+            return true;
+        }
+        match self.blocks.last() {
+            Some(b) if b.t == t.0 && b.len() + n <= u32::MAX as usize => {}
+            Some(b) if b.t < t.0 => self.open_block(t),
+            _ => return false,
+        }
+        let [.., prev, _] = self.blocks[..] else { return false };
+        if from + n > prev.len() {
+            return false;
+        }
+        if let Some(r) = &mut self.repeat {
+            if r.row == from {
+                // Their bits are all clear: a new word for each row that starts one.
+                let (first, bits_at) = (r.row, r.bits_at);
+                r.row += n;
+                let words = (first + n).div_ceil(WORD) - first.div_ceil(WORD);
+                self.changed.resize(self.changed.len() + words, 0);
+                debug_assert_eq!(self.changed.len(), bits_at + (first + n).div_ceil(WORD));
+                self.grow_open(n);
+                return true;
+            }
+            if from < r.row {
+                return false;
+            }
+        } else if from < self.last_fresh {
+            return false;
+        }
+        // `last` holds the earlier block's values from `last_fresh` on.
+        self.unrepeat();
+        self.keys.extend_from_within(prev.keys_at + from..prev.keys_at + from + n);
+        self.values.extend_from_slice(&self.last[from..from + n]);
+        self.grow_open(n);
+        true
+    }
+
+    /// The open block has `n` more rows.
+    #[inline]
+    fn grow_open(&mut self, n: usize) {
+        if let Some(b) = self.blocks.last_mut() {
+            b.len += n as u32;
+        }
+        self.rows += n;
+    }
+
     /// `push_repeated` for each of `rows`, whose keys the earlier block has next.
     #[inline]
     fn push_repeated_rows(&mut self, rows: &[(EntityId, MetricId, f64)]) {
@@ -211,6 +270,7 @@ impl Columns {
         self.values.extend_from_slice(&self.last[..rows]);
         b.keys_at = keys_at;
         b.packed = false;
+        self.last_fresh = rows;
     }
 
     /// Close the open block and open an empty one at `t`, which starts out repeating the
@@ -218,6 +278,7 @@ impl Columns {
     #[inline(never)]
     fn open_block(&mut self, t: SimTime) {
         self.close_block();
+        self.last_fresh = 0;
         let block = match self.blocks.last() {
             Some(prev) => {
                 let bits_at = self.changed.len();
@@ -283,6 +344,11 @@ impl Columns {
             }
         }
         self.values.truncate(open + kept);
+    }
+
+    /// The time of the last rows recorded [ns], if any.
+    pub fn last_time(&self) -> Option<u64> {
+        self.blocks.last().map(|b| b.t)
     }
 
     /// Rows recorded.
@@ -718,6 +784,35 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_repeated_from_the_block_before_only_when_at_hand() {
+        let mut c = Columns::default();
+        // Nothing before the first block, or within it.
+        assert!(!c.push_earlier(SimTime(0), 0, 1));
+        for e in 0..3 {
+            c.push(SimTime(0), e, 0, f64::from(e));
+        }
+        assert!(!c.push_earlier(SimTime(0), 0, 1));
+        // Rows beyond the block before, or earlier in time.
+        assert!(!c.push_earlier(SimTime(10), 2, 2));
+        assert!(c.push_earlier(SimTime(10), 1, 2), "out of order: copied");
+        assert!(!c.push_earlier(SimTime(5), 0, 1));
+        assert!(c.push_earlier(SimTime(10), 0, 1), "copied rows leave the block before's values");
+        // A row pushed while the block repeats the one before overwrites that block's value
+        // (row 0 was 1, now 5), which can then no longer be repeated.
+        c.push(SimTime(20), 1, 0, 5.0);
+        assert!(!c.push_earlier(SimTime(20), 0, 1), "row 0 of `last` holds the open block's");
+        assert!(c.push_earlier(SimTime(20), 1, 2), "in order: repeated");
+        let rows: Vec<_> = c.rows().collect();
+        let mut want = vec![(0, 0, 0, 0.0), (0, 1, 0, 1.0), (0, 2, 0, 2.0)];
+        want.extend([(10, 1, 0, 1.0), (10, 2, 0, 2.0), (10, 0, 0, 0.0)]);
+        want.extend([(20, 1, 0, 5.0), (20, 2, 0, 2.0), (20, 0, 0, 0.0)]);
+        assert_eq!(rows, want);
+        assert_eq!(walked(&c), rows);
+        // The block at 20 repeats the keys of the one at 10 and stores one value and its bit.
+        assert_eq!((c.keys.len(), c.values.len(), c.changed.len()), (6, 7, 1));
+    }
+
+    #[test]
     fn a_repeated_block_stores_only_the_values_that_changed() {
         let mut c = Columns::default();
         let mut rows = Vec::new();
@@ -877,6 +972,71 @@ mod tests {
             let value_bits = |c: &Columns| c.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             proptest::prop_assert_eq!(value_bits(&in_runs), value_bits(&one_by_one));
             proptest::prop_assert_eq!(in_runs.data_bytes(), one_by_one.data_bytes());
+        }
+
+        /// A sampler's ticks: entities of one to three rows each (keys unique within a tick),
+        /// each tick some of them changed (new values, sometimes a row more or less) and the
+        /// others repeated with `push_earlier` from where the last tick put them, with now and
+        /// then a block of other rows between ticks (where the sampler cannot repeat). The
+        /// table is the one pushing every row gives, row for row and as stored.
+        #[test]
+        fn rows_repeated_from_the_tick_before_are_stored_as_rows_pushed(
+            ticks in proptest::collection::vec(
+                (proptest::collection::vec((0u8..6, 0usize..5), 6), proptest::bool::weighted(0.2)),
+                1..30,
+            ),
+        ) {
+            let set = [0.0, -0.0, 1.0, f64::NAN, 2.5];
+            let bits = |r: (u64, u32, u32, f64)| (r.0, r.1, r.2, r.3.to_bits());
+            let (mut pushed, mut repeated) = (Columns::default(), Columns::default());
+            // Each entity's rows (metric, value) as of the last tick, and where they started.
+            let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); 6];
+            let mut start = [0usize; 6];
+            let mut usable = false;
+            for (i, (changes, between)) in ticks.iter().enumerate() {
+                let t = SimTime(i as u64 * 100 + 50);
+                let mut at = 0;
+                for (e, &(change, v)) in changes.iter().enumerate() {
+                    // 0..3: new values in as many rows as before (one at first); 3: one row
+                    // more, 4: one fewer (at least one); 5: unchanged.
+                    let unchanged = change == 5 && i > 0;
+                    if !unchanged {
+                        let n = match change {
+                            3 => (rows[e].len() + 1).min(3),
+                            4 => rows[e].len().saturating_sub(1).max(1),
+                            _ => rows[e].len().max(1),
+                        };
+                        rows[e] = (0..n as u32).map(|m| (m, set[(v + m as usize) % 5])).collect();
+                    }
+                    let e32 = e as u32;
+                    for &(m, v) in &rows[e] {
+                        pushed.push(t, e32, m, v);
+                    }
+                    let n = rows[e].len();
+                    if !(unchanged && usable && repeated.push_earlier(t, start[e], n)) {
+                        for &(m, v) in &rows[e] {
+                            repeated.push(t, e32, m, v);
+                        }
+                    }
+                    start[e] = at;
+                    at += n;
+                }
+                usable = !between;
+                if *between {
+                    for c in [&mut pushed, &mut repeated] {
+                        c.push(SimTime(i as u64 * 100 + 60), 9, 9, 1.0);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(
+                repeated.rows().map(bits).collect::<Vec<_>>(),
+                pushed.rows().map(bits).collect::<Vec<_>>()
+            );
+            proptest::prop_assert_eq!(repeated.len(), pushed.len());
+            proptest::prop_assert_eq!(&repeated.keys, &pushed.keys);
+            proptest::prop_assert_eq!(&repeated.changed, &pushed.changed);
+            let value_bits = |c: &Columns| c.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(value_bits(&repeated), value_bits(&pushed));
         }
 
         #[test]

@@ -103,13 +103,16 @@ fn quiet_panics() {
 }
 
 /// Runs one built-in benchmark for `duration` simulated seconds without holding the GIL,
-/// taking it now and then to honour Ctrl-C, as a run does.
+/// taking it now and then to honour Ctrl-C, as a run does; with `record` false, without its
+/// samples, to tell what recording costs.
 #[pyfunction]
-#[pyo3(name = "bench", signature = (name, duration=ndncc_core::bench::STANDARD_SECONDS))]
-fn run_bench(py: Python<'_>, name: &str, duration: f64) -> PyResult<PyObject> {
+#[pyo3(name = "bench", signature = (name, duration=ndncc_core::bench::STANDARD_SECONDS, record=true))]
+fn run_bench(py: Python<'_>, name: &str, duration: f64, record: bool) -> PyResult<PyObject> {
     let mut stopped_by: Option<PyErr> = None;
-    let result = py
-        .allow_threads(|| api::bench_for(name, duration, &mut scenario::python_tick(None, duration, &mut stopped_by)));
+    let rec = if record { ndncc_core::bench::Recording::On } else { ndncc_core::bench::Recording::Off };
+    let result = py.allow_threads(|| {
+        api::bench_for(name, duration, rec, &mut scenario::python_tick(None, duration, &mut stopped_by))
+    });
     if let Some(e) = stopped_by {
         return Err(e);
     }

@@ -103,6 +103,10 @@ impl Application for Producer {
         self.flush(ctx);
     }
     fn sample(&self, _now: SimTime, _recorder: &mut Recorder) {}
+    /// It samples nothing, so the world need not visit it at each tick.
+    fn samples_change_only_in_hooks(&self) -> bool {
+        true
+    }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = &self.p.name;
         out.push(SummaryRow::new(n, "producer", "interests_received", self.interests_received as f64, Unit::Packets));

@@ -601,7 +601,7 @@ impl WorldBuilder {
             .collect();
         let capacity_ids =
             (!changing.is_empty()).then(|| (self.recorder.metric("capacity"), self.recorder.metric("utilisation")));
-        let face_samples = super::face_samples::FaceSamples::new(self.net.faces.len(), sampled_faces.len());
+        let face_samples = super::face_samples::FaceSamples::new(self.net.faces.len(), &sampled_faces);
         let app_samples = super::app_samples::AppSamples::new(self.net.apps.len());
         let sampling = Sampling {
             interval: self.sample_interval,
@@ -610,6 +610,7 @@ impl WorldBuilder {
             ids: face_ids,
             face_samples,
             app_samples,
+            visits: Vec::new(),
             nodes: Vec::new(),
             changing,
             capacity_ids,

@@ -23,6 +23,7 @@ mod realtime;
 mod sampling;
 #[cfg(test)]
 mod shortcut_tests;
+mod tick_layout;
 
 pub use builder::{BuilderError, LinkParams, UnderlayParams, WorldBuilder};
 pub use effects::Effects;
@@ -191,6 +192,7 @@ impl World {
             return;
         }
         self.started = true;
+        self.engine.probes.size_for(self.net.faces.len(), self.net.apps.len());
         for i in 0..self.net.apps.len() {
             let (start, stop) = (self.net.apps[i].start, self.net.apps[i].stop);
             let id = AppId(i as u32);

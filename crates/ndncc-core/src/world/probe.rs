@@ -74,12 +74,16 @@ const SCANNED_KEYS: usize = 8;
 /// A set of distinct flow keys, with the key seen last checked first. A face that carries
 /// many flows (a bottleneck) adds one for every packet, so past a few keys the look-up is
 /// hashed rather than a scan of them all.
+///
+/// Every face and application has one, and most hold a single key (an access link's flow, a
+/// consumer's prefix), so the set is kept small: one key inline, and the index, which only a
+/// face of many flows needs, behind a pointer (64 bytes rather than 104).
 #[derive(Clone, Debug, Default)]
 struct KeySet {
     /// The keys, in the order first added.
-    keys: SmallVec<[FlowKey; 2]>,
-    /// The same keys once there are more than `SCANNED_KEYS`; empty before.
-    index: FxHashSet<FlowKey>,
+    keys: SmallVec<[FlowKey; 1]>,
+    /// The same keys once there are more than `SCANNED_KEYS`; `None` before.
+    index: Option<Box<FxHashSet<FlowKey>>>,
     /// The key added last, new or not: packets of one flow tend to follow each other (a
     /// window's burst), even on a face that many flows cross.
     last: Option<FlowKey>,
@@ -96,15 +100,20 @@ impl KeySet {
     }
     #[inline(never)]
     fn add_other(&mut self, k: FlowKey) {
-        if self.index.is_empty() {
-            if !self.keys.contains(&k) {
-                self.keys.push(k);
-                if self.keys.len() > SCANNED_KEYS {
-                    self.index.extend(self.keys.iter().copied());
+        match &mut self.index {
+            None => {
+                if !self.keys.contains(&k) {
+                    self.keys.push(k);
+                    if self.keys.len() > SCANNED_KEYS {
+                        self.index = Some(Box::new(self.keys.iter().copied().collect()));
+                    }
                 }
             }
-        } else if self.index.insert(k) {
-            self.keys.push(k);
+            Some(index) => {
+                if index.insert(k) {
+                    self.keys.push(k);
+                }
+            }
         }
     }
 }
@@ -142,6 +151,16 @@ pub fn jain_index(xs: &[f64]) -> Option<f64> {
 }
 
 impl Probes {
+    /// Room for the probes of `faces` faces and `apps` applications, and no more: grown one
+    /// face at a time as faces first transmit, the vector doubled its capacity, and a face's
+    /// probe is 144 bytes.
+    pub(super) fn size_for(&mut self, faces: usize, apps: usize) {
+        self.faces.reserve_exact(faces.saturating_sub(self.faces.len()));
+        self.faces.resize_with(faces.max(self.faces.len()), FaceProbe::default);
+        self.owners.reserve_exact(apps.saturating_sub(self.owners.len()));
+        self.owners.resize_with(apps.max(self.owners.len()), KeySet::default);
+    }
+
     /// A packet of `face` starts its transmission at `now`.
     #[inline]
     pub(super) fn on_transmit(&mut self, face: FaceId, now: SimTime, p: &Packet) {
@@ -229,10 +248,9 @@ mod tests {
     /// through an index of its own.
     impl KeySet {
         fn contains(&self, k: &FlowKey) -> bool {
-            if self.index.is_empty() {
-                self.keys.contains(k)
-            } else {
-                self.index.contains(k)
+            match &self.index {
+                None => self.keys.contains(k),
+                Some(index) => index.contains(k),
             }
         }
     }
@@ -266,16 +284,30 @@ mod tests {
                 set.add(key(i));
                 // Before the set grows past the scanned keys, and after.
                 if round == 0 && i == 3 {
-                    assert!(set.index.is_empty());
+                    assert!(set.index.is_none());
                     assert!((0..4).all(|j| set.contains(&key(j))) && !set.contains(&key(4)));
                 }
             }
         }
         assert_eq!(set.keys.len(), 20);
-        assert_eq!(set.index.len(), 20);
+        assert_eq!(set.index.as_ref().map(|i| i.len()), Some(20));
         assert!((0..20).all(|i| set.contains(&key(i))));
         assert!(!set.contains(&key(20)) && !set.contains(&FlowKey::Mcast(0)));
         assert_eq!(set.keys[..3], [key(0), key(1), key(2)]);
+    }
+
+    #[test]
+    fn the_probes_take_the_room_of_their_faces_and_apps() {
+        // A probe per face and a key set per app, of every world: kept small (see `KeySet`).
+        assert!(std::mem::size_of::<FaceProbe>() <= 144, "{}", std::mem::size_of::<FaceProbe>());
+        assert!(std::mem::size_of::<KeySet>() <= 64, "{}", std::mem::size_of::<KeySet>());
+        let mut probes = Probes::default();
+        probes.size_for(1001, 3);
+        assert_eq!((probes.faces.capacity(), probes.owners.capacity()), (1001, 3));
+        let p = Packet::interest(Name { prefix: NameId(0), seg: 0 }, 40, 1, 0);
+        probes.on_transmit(FaceId(1000), SimTime(1), &p);
+        probes.on_deliver(AppId(2), &p);
+        assert_eq!((probes.faces.capacity(), probes.owners.capacity()), (1001, 3));
     }
 
     #[test]

@@ -174,6 +174,62 @@ fn the_shortcuts_record_what_waking_and_sampling_every_consumer_records() {
     assert!(timeouts > 10.0, "the scenario should time Interests out, timed out {timeouts}");
 }
 
+/// Consumers on a node of their own, the first stopping at 1 s and the second starting at 3 s:
+/// the node's faces and the routers' faces towards it are idle in between, and active again.
+const IDLE_THEN_ACTIVE: &str = r#"
+[nodes.D]
+
+[links.D-R1]
+
+[apps.first]
+type = "consumer"
+node = "D"
+prefix = "/p/x"
+window = { type = "fixed", window = 8 }
+stop = "1s"
+
+[apps.again]
+type = "consumer"
+node = "D"
+prefix = "/p/y"
+window = { type = "aimd" }
+start = "3s"
+"#;
+
+/// Without per-packet events, a tick repeats the rows of the apps and faces nothing happened
+/// to from the tick before without visiting them, and the rows of those that moved (apps
+/// recording a row more, such as a first RTT, or faces idle and then active again) are where
+/// visiting every one of them puts them: a value kept too long would differ here.
+#[test]
+fn ticks_that_visit_only_what_changed_record_what_visiting_everything_records() {
+    let text = format!("{SCENARIO}{IDLE_THEN_ACTIVE}");
+    let (fast, _) = both(&text, "idle.toml", &["record.events=false".to_string()]);
+    let sampling = &fast.engine.sampling;
+    let ticks = 6_000 / 50 + 1;
+    let (apps, faces) = (fast.net.apps.len() as u64, sampling.faces.len() as u64);
+    // Most apps are repeated at most ticks (the consumers that ended, the quiet ones between
+    // their packets), and some faces (the idle node's, while it is idle: 40 ticks each way).
+    let (app_repeats, face_repeats) = (sampling.app_samples.layout.repeated, sampling.face_samples.layout.repeated);
+    assert!(app_repeats > ticks * apps / 2, "{app_repeats} app rows repeated of {}", ticks * apps);
+    assert!(face_repeats > 80 && face_repeats < ticks * faces, "{face_repeats} face rows repeated");
+    // The face of the idle node was idle, and then active again.
+    let d = fast.recorder().entity_names().iter().position(|e| e == "D->R1").expect("a face D->R1") as u32;
+    let sent = fast.recorder().metric_names().iter().position(|m| m == "bytes_sent").expect("bytes_sent") as u32;
+    let mut sent_at: Vec<(u64, f64)> = Vec::new();
+    fast.recorder().faces.for_each_row(|t, e, m, v| {
+        if (e, m) == (d, sent) {
+            sent_at.push((t, v));
+        }
+    });
+    let at = |s: f64| sent_at.iter().find(|r| r.0 == (s * 1e9) as u64).map(|r| r.1).expect("a sample");
+    assert!(at(0.5) > 0.0 && at(1.5) == at(2.9) && at(3.5) > at(2.9), "{sent_at:?}");
+    // And the marks miss nothing.
+    let mut checked = world(&text, "idle.toml", &["record.events=false".to_string()]);
+    checked.check_face_samples();
+    checked.run(SimDuration::ZERO, &mut |_| true);
+    assert!(rows(&checked) == rows(&fast));
+}
+
 /// A tree of 259 nodes (516 faces), large enough for the world to prefetch. Its Interests
 /// live 60 ms, about the round trip through a busy root, so that many expire and are retried:
 /// arrivals, PIT sweeps and app wake-ups all come next in turn.
