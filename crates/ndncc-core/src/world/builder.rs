@@ -321,9 +321,10 @@ impl WorldBuilder {
             return Err(BuilderError::SameEnds { link: name.to_owned(), node: self.net.nodes[a.idx()].name.clone() });
         }
         let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
-        let eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
-        let eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
+        let mut eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
+        let mut eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
         let id = LinkId(self.net.links.len() as u32);
+        (eg_ab.probe, eg_ba.probe) = (2 * id.0, 2 * id.0 + 1);
         let fa = FaceId(self.net.faces.len() as u32);
         let fb = FaceId(fa.0 + 1);
         self.net.faces.push(Face {

@@ -327,10 +327,10 @@ impl Engine {
             self.call_link_service(net, face, |s, ctx| s.on_transmit(ctx, p));
         }
         self.tap_transmit(net, face, p);
-        // Here rather than in `tap`, which every packet event passes and which stays lean.
-        self.probes.on_transmit(face, now, p);
         let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
+        // Here rather than in `tap`, which every packet event passes and which stays lean.
+        self.probes.on_transmit(eg.probe, now, p);
         let end = match eg.dynamics.as_deref_mut().and_then(|d| d.trace_departure(now, p.size)) {
             Some(t) => t,
             None => now + eg.transmission_time(p.size),

@@ -192,7 +192,7 @@ impl World {
             return;
         }
         self.started = true;
-        self.engine.probes.size_for(self.net.faces.len(), self.net.apps.len());
+        self.engine.probes.size_for(2 * self.net.links.len(), self.net.apps.len());
         for i in 0..self.net.apps.len() {
             let (start, stop) = (self.net.apps[i].start, self.net.apps[i].stop);
             let id = AppId(i as u32);
