@@ -72,7 +72,7 @@ pub struct Egress {
     pub rng: SimRng,
     pub queue: AnyQueue,
     /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
-    /// none, and out of line they leave the face small (448 bytes), so more of the faces a
+    /// none, and out of line they leave the face small (400 bytes), so more of the faces a
     /// large topology sends on stay in the cache.
     pub shaper: Option<Box<TokenBucketShaper>>,
     /// The transmitter is busy until this time.

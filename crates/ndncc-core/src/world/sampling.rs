@@ -115,7 +115,7 @@ impl Engine {
                 crate::queue::QueueDisc::len_bytes(&eg.queue) as f64,
                 f.counters.bytes_sent as f64,
                 f.counters.drops() as f64,
-                f.counters.marks as f64,
+                f.counters.marks() as f64,
             ];
             if let Some(kept) = unchanged {
                 assert_eq!(kept, values, "face {} changed without a mark at {now}", f.name);
