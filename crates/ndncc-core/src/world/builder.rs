@@ -591,10 +591,6 @@ impl WorldBuilder {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
             }
         }
-        let mut sampled_entity = vec![None; self.net.faces.len()];
-        for &(f, ent) in &sampled_faces {
-            sampled_entity[f.idx()] = Some(ent);
-        }
         let changing: Vec<(FaceId, crate::recorder::EntityId)> = sampled_faces
             .iter()
             .copied()
@@ -607,7 +603,6 @@ impl WorldBuilder {
         let sampling = Sampling {
             interval: self.sample_interval,
             faces: sampled_faces,
-            entity: sampled_entity,
             ids: face_ids,
             face_samples,
             app_samples,
