@@ -72,7 +72,7 @@ pub struct Egress {
     pub rng: SimRng,
     pub queue: AnyQueue,
     /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
-    /// none, and out of line they leave the face small (448 bytes), so more of the faces a
+    /// none, and out of line they leave the face small (400 bytes), so more of the faces a
     /// large topology sends on stay in the cache.
     pub shaper: Option<Box<TokenBucketShaper>>,
     /// The transmitter is busy until this time.
@@ -85,8 +85,14 @@ pub struct Egress {
     /// The first this many packets in flight have their `Arrive` in the event queue (the
     /// others get theirs as the one before arrives).
     pub arrivals_queued: u32,
-    /// The last serialisation time worked out: (size, bandwidth, time).
-    last_tx: (u32, u64, SimDuration),
+    /// This direction's place among the world's link faces (`2·link` and `2·link + 1`): where
+    /// its probe is (`world/probe.rs`), so that application faces, which never transmit, have
+    /// none.
+    pub probe: u32,
+    /// The last serialisation time worked out: (bandwidth, time), and the size it was for
+    /// (a field of its own: in the tuple its padding made room for nothing else).
+    last_tx: (u64, SimDuration),
+    last_tx_size: u32,
     /// What only a link that changes has (a trace, events that set it or take it down): boxed,
     /// so that constant links, nearly all, pay one pointer for it.
     pub dynamics: Option<Box<Dynamics>>,
@@ -183,7 +189,9 @@ impl Egress {
             underlay: None,
             in_flight: Ring::new(),
             arrivals_queued: 0,
-            last_tx: (0, 0, SimDuration::ZERO),
+            probe: 0,
+            last_tx: (0, SimDuration::ZERO),
+            last_tx_size: 0,
             dynamics: None,
         }
     }
@@ -192,12 +200,12 @@ impl Egress {
     /// kept: the division is done once, not per packet.
     #[inline]
     pub fn transmission_time(&mut self, size: u32) -> SimDuration {
-        let (last_size, last_bps, t) = self.last_tx;
+        let (last_size, (last_bps, t)) = (self.last_tx_size, self.last_tx);
         if last_size == size && last_bps == self.bandwidth_bps {
             return t;
         }
         let t = SimDuration::transmission(u64::from(size), self.bandwidth_bps);
-        self.last_tx = (size, self.bandwidth_bps, t);
+        (self.last_tx_size, self.last_tx) = (size, (self.bandwidth_bps, t));
         t
     }
     pub fn queue_packets(&self) -> usize {

@@ -321,9 +321,10 @@ impl WorldBuilder {
             return Err(BuilderError::SameEnds { link: name.to_owned(), node: self.net.nodes[a.idx()].name.clone() });
         }
         let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
-        let eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
-        let eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
+        let mut eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
+        let mut eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
         let id = LinkId(self.net.links.len() as u32);
+        (eg_ab.probe, eg_ba.probe) = (2 * id.0, 2 * id.0 + 1);
         let fa = FaceId(self.net.faces.len() as u32);
         let fb = FaceId(fa.0 + 1);
         self.net.faces.push(Face {
@@ -590,10 +591,6 @@ impl WorldBuilder {
                 sampled_faces.push((f.id, self.recorder.entity(&f.name)));
             }
         }
-        let mut sampled_entity = vec![None; self.net.faces.len()];
-        for &(f, ent) in &sampled_faces {
-            sampled_entity[f.idx()] = Some(ent);
-        }
         let changing: Vec<(FaceId, crate::recorder::EntityId)> = sampled_faces
             .iter()
             .copied()
@@ -606,7 +603,6 @@ impl WorldBuilder {
         let sampling = Sampling {
             interval: self.sample_interval,
             faces: sampled_faces,
-            entity: sampled_entity,
             ids: face_ids,
             face_samples,
             app_samples,

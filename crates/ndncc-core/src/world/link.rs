@@ -146,14 +146,17 @@ impl Engine {
     fn tap_counted(&mut self, net: &mut Network, face: FaceId, point: TapPoint, packet: &Packet) {
         self.count_and_observe(net, face, point, packet, |c| match point {
             TapPoint::Enqueue | TapPoint::Arrive => {}
-            TapPoint::Drop(cause) => match cause {
-                DropCause::Shaper => c.drops_shaper += 1,
-                DropCause::Queue => c.drops_queue += 1,
-                DropCause::Aqm => c.drops_aqm += 1,
-                DropCause::Loss => c.drops_loss += 1,
-                DropCause::Underlay => c.drops_underlay += 1,
-                DropCause::LinkDown => c.drops_link_down += 1,
-            },
+            TapPoint::Drop(cause) => {
+                let l = c.losses_mut();
+                match cause {
+                    DropCause::Shaper => l.drops_shaper += 1,
+                    DropCause::Queue => l.drops_queue += 1,
+                    DropCause::Aqm => l.drops_aqm += 1,
+                    DropCause::Loss => l.drops_loss += 1,
+                    DropCause::Underlay => l.drops_underlay += 1,
+                    DropCause::LinkDown => l.drops_link_down += 1,
+                }
+            }
             TapPoint::Transmit => count_sent(c, packet),
         });
     }
@@ -312,7 +315,7 @@ impl Engine {
                     continue;
                 }
                 p.mark = p.mark.max(1);
-                net.faces[face.idx()].counters.marks += 1;
+                net.faces[face.idx()].counters.losses_mut().marks += 1;
             }
             break p;
         };
@@ -327,10 +330,10 @@ impl Engine {
             self.call_link_service(net, face, |s, ctx| s.on_transmit(ctx, p));
         }
         self.tap_transmit(net, face, p);
-        // Here rather than in `tap`, which every packet event passes and which stays lean.
-        self.probes.on_transmit(face, now, p);
         let f = &mut net.faces[face.idx()];
         let Some(eg) = f.egress.as_mut() else { return };
+        // Here rather than in `tap`, which every packet event passes and which stays lean.
+        self.probes.on_transmit(eg.probe, now, p);
         let end = match eg.dynamics.as_deref_mut().and_then(|d| d.trace_departure(now, p.size)) {
             Some(t) => t,
             None => now + eg.transmission_time(p.size),

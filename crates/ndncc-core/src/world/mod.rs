@@ -192,7 +192,7 @@ impl World {
             return;
         }
         self.started = true;
-        self.engine.probes.size_for(self.net.faces.len(), self.net.apps.len());
+        self.engine.probes.size_for(2 * self.net.links.len(), self.net.apps.len());
         for i in 0..self.net.apps.len() {
             let (start, stop) = (self.net.apps[i].start, self.net.apps[i].stop);
             let id = AppId(i as u32);
@@ -343,17 +343,18 @@ impl World {
             if c.packets_sent == 0 && c.drops() == 0 {
                 continue;
             }
+            let l = c.losses();
             let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(&f.name, "face", m, v, u));
             row("packets_sent", c.packets_sent as f64, Unit::Packets);
             row("bytes_sent", c.bytes_sent as f64, Unit::Bytes);
             row("data_sent", c.data_sent as f64, Unit::Packets);
             row("interests_sent", c.interests_sent as f64, Unit::Packets);
-            row("drops_queue", c.drops_queue as f64, Unit::Packets);
-            row("drops_aqm", c.drops_aqm as f64, Unit::Packets);
-            row("drops_shaper", c.drops_shaper as f64, Unit::Packets);
-            row("drops_loss", c.drops_loss as f64, Unit::Packets);
-            row("drops_underlay", c.drops_underlay as f64, Unit::Packets);
-            row("marks", c.marks as f64, Unit::Packets);
+            row("drops_queue", l.drops_queue as f64, Unit::Packets);
+            row("drops_aqm", l.drops_aqm as f64, Unit::Packets);
+            row("drops_shaper", l.drops_shaper as f64, Unit::Packets);
+            row("drops_loss", l.drops_loss as f64, Unit::Packets);
+            row("drops_underlay", l.drops_underlay as f64, Unit::Packets);
+            row("marks", l.marks as f64, Unit::Packets);
             row("max_queue_packets", c.max_queue_packets as f64, Unit::Packets);
             // Bytes of the other protocols appear only on faces that carried them.
             for (m, v) in [("ip_bytes_sent", c.ip_bytes_sent), ("mcast_bytes_sent", c.mcast_bytes_sent)] {
@@ -373,7 +374,7 @@ impl World {
                 // A link that changes: its own cause of drops, and utilisation of the capacity
                 // it offered (a trace's opportunities, nothing while down).
                 Some(d) => {
-                    row("drops_link_down", c.drops_link_down as f64, Unit::Packets);
+                    row("drops_link_down", l.drops_link_down as f64, Unit::Packets);
                     let bits = d.capacity_bits_at(self.engine.end, eg.bandwidth_bps);
                     row("capacity_mean", if secs > 0.0 { bits / secs } else { 0.0 }, Unit::Bps);
                     row("utilisation", if bits > 0.0 { c.bytes_sent as f64 * 8.0 / bits } else { 0.0 }, Unit::Ratio);

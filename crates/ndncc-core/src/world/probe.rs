@@ -18,7 +18,7 @@ use smallvec::SmallVec;
 use super::AppSlot;
 use crate::face::Face;
 use crate::histogram::Histogram;
-use crate::ids::{AppId, FaceId, NameId, NodeId};
+use crate::ids::{AppId, NameId, NodeId};
 use crate::packet::{Header, McastKind, NdnKind, Packet, Transport};
 use crate::recorder::{SummaryRow, Unit};
 use crate::time::SimTime;
@@ -126,9 +126,11 @@ struct FaceProbe {
     data_flows: KeySet,
 }
 
-/// The probes of every face and application of a world.
+/// The probes of every link face and application of a world.
 #[derive(Clone, Debug, Default)]
 pub struct Probes {
+    /// By link face, in the order of their links (`Egress::probe`): application faces never
+    /// transmit, and a probe for each of them was 288 bytes of every consumer-producer flow.
     faces: Vec<FaceProbe>,
     /// Flows delivered to each application.
     owners: Vec<KeySet>,
@@ -151,9 +153,9 @@ pub fn jain_index(xs: &[f64]) -> Option<f64> {
 }
 
 impl Probes {
-    /// Room for the probes of `faces` faces and `apps` applications, and no more: grown one
-    /// face at a time as faces first transmit, the vector doubled its capacity, and a face's
-    /// probe is 144 bytes.
+    /// The probes of `faces` link faces and room for those of `apps` applications, and no
+    /// more: grown one at a time, the vectors doubled their capacity, and a face's probe is
+    /// 144 bytes.
     pub(super) fn size_for(&mut self, faces: usize, apps: usize) {
         self.faces.reserve_exact(faces.saturating_sub(self.faces.len()));
         self.faces.resize_with(faces.max(self.faces.len()), FaceProbe::default);
@@ -161,13 +163,11 @@ impl Probes {
         self.owners.resize_with(apps.max(self.owners.len()), KeySet::default);
     }
 
-    /// A packet of `face` starts its transmission at `now`.
+    /// A packet of the link face whose probe is `at` (`Egress::probe`) starts its transmission
+    /// at `now`. Every link face has its probe from the start (`size_for`).
     #[inline]
-    pub(super) fn on_transmit(&mut self, face: FaceId, now: SimTime, p: &Packet) {
-        if self.faces.len() <= face.idx() {
-            self.faces.resize_with(face.idx() + 1, FaceProbe::default);
-        }
-        let probe = &mut self.faces[face.idx()];
+    pub(super) fn on_transmit(&mut self, at: u32, now: SimTime, p: &Packet) {
+        let probe = &mut self.faces[at as usize];
         probe.sojourn.record(now.saturating_since(p.enqueued_at));
         if carries_payload(p) {
             if let Some(k) = FlowKey::of(p) {
@@ -208,7 +208,8 @@ impl Probes {
         }
         let mut rows = Vec::new();
         let mut taking: Vec<usize> = Vec::new();
-        for (f, probe) in faces.iter().zip(&self.faces) {
+        for f in faces {
+            let Some(probe) = f.egress.as_ref().and_then(|eg| self.faces.get(eg.probe as usize)) else { continue };
             if probe.sojourn.is_empty() {
                 continue;
             }
@@ -305,7 +306,7 @@ mod tests {
         probes.size_for(1001, 3);
         assert_eq!((probes.faces.capacity(), probes.owners.capacity()), (1001, 3));
         let p = Packet::interest(Name { prefix: NameId(0), seg: 0 }, 40, 1, 0);
-        probes.on_transmit(FaceId(1000), SimTime(1), &p);
+        probes.on_transmit(1000, SimTime(1), &p);
         probes.on_deliver(AppId(2), &p);
         assert_eq!((probes.faces.capacity(), probes.owners.capacity()), (1001, 3));
     }
@@ -323,10 +324,11 @@ mod tests {
     #[test]
     fn sojourn_is_measured_from_entering_the_queue_to_the_start_of_transmission() {
         let mut probes = Probes::default();
+        probes.size_for(2, 0);
         let mut p = Packet::interest(Name { prefix: NameId(0), seg: 0 }, 40, 1, 0);
         p.enqueued_at = SimTime(1_000_000);
-        probes.on_transmit(FaceId(1), SimTime(4_000_000), &p);
-        probes.on_transmit(FaceId(1), SimTime(1_000_000), &p);
+        probes.on_transmit(1, SimTime(4_000_000), &p);
+        probes.on_transmit(1, SimTime(1_000_000), &p);
         let h = &probes.faces[1].sojourn;
         assert_eq!((h.len(), h.mean_s(), h.max_s()), (2, Some(0.0015), Some(0.003)));
         assert!(probes.faces[0].sojourn.is_empty());

@@ -94,7 +94,6 @@ impl World {
         // What sampling keeps per face and per app, sized afresh as `WorldBuilder::build` sizes
         // it (nothing was sampled yet); an application face is never sampled itself.
         let sampling = &mut self.engine.sampling;
-        sampling.entity.resize(self.net.faces.len(), None);
         sampling.face_samples = FaceSamples::new(self.net.faces.len(), &sampling.faces);
         sampling.app_samples = AppSamples::new(self.net.apps.len());
         (id, face)

@@ -24,9 +24,10 @@ pub(super) struct FaceMetricIds {
 /// What a run samples, and the samples it keeps to repeat.
 pub(super) struct Sampling {
     pub(super) interval: Option<SimDuration>,
+    /// The sampled faces and their recorder entities, in face order: a strategy's or module's
+    /// per-face sample finds its face's entity here by binary search (a table by face index
+    /// took 8 bytes of every face, application faces included).
     pub(super) faces: Vec<(FaceId, EntityId)>,
-    /// The recorder's entity of each sampled face, by face index (`None`: not sampled).
-    pub(super) entity: Vec<Option<EntityId>>,
     pub(super) ids: FaceMetricIds,
     /// The last values sampled from each sampled face, and which faces changed since.
     pub(super) face_samples: face_samples::FaceSamples,
@@ -115,7 +116,7 @@ impl Engine {
                 crate::queue::QueueDisc::len_bytes(&eg.queue) as f64,
                 f.counters.bytes_sent as f64,
                 f.counters.drops() as f64,
-                f.counters.marks as f64,
+                f.counters.marks() as f64,
             ];
             if let Some(kept) = unchanged {
                 assert_eq!(kept, values, "face {} changed without a mark at {now}", f.name);
@@ -172,8 +173,9 @@ impl Engine {
                 let mid = self.recorder.metric(metric);
                 match face {
                     Some(f) => {
-                        if let Some(ent) = self.sampling.entity.get(f.idx()).copied().flatten() {
-                            self.recorder.face_sample(now, ent, mid, value);
+                        let faces = &self.sampling.faces;
+                        if let Ok(at) = faces.binary_search_by_key(&f, |&(id, _)| id) {
+                            self.recorder.face_sample(now, faces[at].1, mid, value);
                         }
                     }
                     None => {

@@ -24,8 +24,9 @@ use crate::time::SimTime;
 pub type Table = fn(&mut Recorder) -> &mut Columns;
 
 pub struct TickLayout {
-    /// By entity, and one past the last: the row its rows started at in the last tick's block.
-    start: Vec<usize>,
+    /// By entity, and one past the last: the row its rows started at in the last tick's block
+    /// (a block is one tick's rows, far fewer than 2³²; `u32` halves the table of a large world).
+    start: Vec<u32>,
     /// The table's length after the last tick, if that tick's rows opened its block.
     after: Option<usize>,
     /// This tick's rows open their block (none at its time before them).
@@ -59,20 +60,20 @@ impl TickLayout {
         let repeatable = self.opened && self.after == Some(base);
         let Some(changed) = changed.filter(|_| repeatable) else {
             for i in 0..n {
-                self.start[i] = table(rec).len() - base;
+                self.start[i] = row(table(rec).len() - base);
                 visit(rec, i);
             }
-            self.start[n] = table(rec).len() - base;
+            self.start[n] = row(table(rec).len() - base);
             return 0;
         };
         let mut repeated = 0;
         let mut next = 0;
         for k in changed.iter().map(|&k| k as usize).chain([n]) {
             // Entities next..k are unchanged: their rows, as the last tick's block holds them.
-            let cur = table(rec).len() - base;
+            let cur = row(table(rec).len() - base);
             let (from, to) = (self.start[next], self.start[k]);
             if next < k {
-                if table(rec).push_earlier(now, from, to - from) {
+                if table(rec).push_earlier(now, from as usize, (to - from) as usize) {
                     repeated += (k - next) as u64;
                     if cur != from {
                         for s in &mut self.start[next..k] {
@@ -81,12 +82,12 @@ impl TickLayout {
                     }
                 } else {
                     for i in next..k {
-                        self.start[i] = table(rec).len() - base;
+                        self.start[i] = row(table(rec).len() - base);
                         visit(rec, i);
                     }
                 }
             }
-            self.start[k] = table(rec).len() - base;
+            self.start[k] = row(table(rec).len() - base);
             if k < n {
                 visit(rec, k);
             }
@@ -100,6 +101,13 @@ impl TickLayout {
     pub fn end(&mut self, table: &Columns) {
         self.after = self.opened.then(|| table.len());
     }
+}
+
+/// A row's place in a tick's block.
+#[inline]
+fn row(at: usize) -> u32 {
+    debug_assert!(at <= u32::MAX as usize, "a tick's block fits u32 rows");
+    at as u32
 }
 
 #[cfg(test)]
