@@ -357,11 +357,19 @@ impl WorldBuilder {
 
     /// The face of `from` on a link to `to` (the first, if several).
     pub fn face_between(&self, from: NodeId, to: NodeId) -> Option<FaceId> {
-        self.net.nodes[from.idx()]
-            .faces
-            .iter()
-            .copied()
-            .find(|f| matches!(self.net.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == to))
+        let towards = |n: NodeId, other: NodeId| {
+            self.net.nodes[n.idx()].faces.iter().copied().find(
+                |f| matches!(self.net.faces[f.idx()].kind, FaceKind::Link { peer_node, .. } if peer_node == other),
+            )
+        };
+        // A hub's list is long (a router with thousands of access links): look from the end with
+        // fewer faces. Both ends get their faces in link order, so the first link found from
+        // either end is the same link.
+        if self.net.nodes[to.idx()].faces.len() < self.net.nodes[from.idx()].faces.len() {
+            towards(to, from).and_then(|f| self.net.faces[f.idx()].peer())
+        } else {
+            towards(from, to)
+        }
     }
 
     pub fn add_route(&mut self, node: NodeId, prefix: &str, face: FaceId, cost: u64) {
@@ -675,6 +683,23 @@ impl WorldBuilder {
 mod tests {
     use super::*;
     use crate::units::Fraction;
+
+    #[test]
+    fn the_face_between_two_nodes_is_the_first_link_s_from_either_end() {
+        // A hub H with links to X, Y and two to Z: looking from the end with fewer faces finds
+        // the same (first) link as looking from the hub.
+        let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
+        let [h, x, y, z] = ["H", "X", "Y", "Z"].map(|n| b.add_node(n));
+        let p = LinkParams::new(1_000_000, SimDuration::from_millis(1));
+        for (name, other) in [("H-X", x), ("H-Z", z), ("H-Y", y), ("H-Z2", z)] {
+            b.add_link(name, h, other, p.clone(), p.clone()).unwrap();
+        }
+        // Faces are made two per link in link order: H-Z's are 2 (H's) and 3 (Z's), H-Z2's 6 and 7.
+        assert_eq!(b.face_between(h, z), Some(FaceId(2)));
+        assert_eq!(b.face_between(z, h), Some(FaceId(3)));
+        assert_eq!(b.face_between(h, x), Some(FaceId(0)));
+        assert_eq!(b.face_between(x, y), None);
+    }
 
     fn producer() -> ProducerParams {
         ProducerParams {
