@@ -14,7 +14,7 @@ import polars as pl
 
 from .. import Result, figures, plots
 from . import Progress, register
-from ._variants import Variant, row, run_variants, summary_value
+from ._variants import Variant, mean_of, row, run_variants, summary_value, value_of
 from .claims import Check, Notes
 
 SCENARIO = "e2.toml"
@@ -298,7 +298,7 @@ def _comparison_rows(rows: list[dict]) -> list[dict]:
     feedback packets its source receives than each baseline's, on average over the scenarios."""
 
     def val(v: str, f: str, m: str) -> Optional[float]:
-        return next((r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, m)), None)
+        return value_of(rows, v, f, m)
 
     out = []
     for s in SCENARIOS:
@@ -362,20 +362,13 @@ def _throughput_figure(results: dict[str, Result], path: Path) -> None:
         if res is None:
             continue
         labels = plots.labels_for(res)
-        receivers = []
-        for m in RECEIVERS:
-            s = res.series(metric="bytes_received", entity=f"mc-{m}").sort("t")
-            if s.height:
-                receivers.append(_binned_kbps(s, 8))
-        if receivers:
-            t = receivers[0][0]
-            n = min(len(r[1]) for r in receivers)
-            columns = list(zip(*(r[1][:n] for r in receivers)))
+        t, columns = _receivers_kbps(res)
+        if columns:
             mean = [sum(c) / len(c) for c in columns]
-            label = f"{labels.get('mc', 'multicast')}, mean of {len(receivers)} receivers"
-            (line,) = ax.plot(t[:n], mean, label=label)
+            label = f"{labels.get('mc', 'multicast')}, mean of {len(columns[0])} receivers"
+            (line,) = ax.plot(t, mean, label=label)
             ax.fill_between(
-                t[:n],
+                t,
                 [min(c) for c in columns],
                 [max(c) for c in columns],
                 alpha=0.25,
@@ -413,8 +406,9 @@ def _write_time_panels(fig, axes, title: str, handles: dict, legend_title: str, 
 COMPARED = {"srmcc": "SRMCC", "tfmcc": "TFMCC", "asmp": "ASMP", "perif-ecn": "PerIfwithECN"}
 
 
-def _multicast_kbps(res: Result) -> tuple[list[float], list[float]]:
-    """The multicast group's throughput in FIGURE_BIN_S bins, the mean of its receivers."""
+def _receivers_kbps(res: Result) -> tuple[list[float], list[tuple[float, ...]]]:
+    """The multicast receivers' throughput in FIGURE_BIN_S bins: the bins' ends, and for each bin
+    every receiver's rate (as many bins as every receiver has)."""
     binned = []
     for m in RECEIVERS:
         s = res.series(metric="bytes_received", entity=f"mc-{m}").sort("t")
@@ -423,7 +417,13 @@ def _multicast_kbps(res: Result) -> tuple[list[float], list[float]]:
     if not binned:
         return [], []
     n = min(len(b[1]) for b in binned)
-    return binned[0][0][:n], [sum(b[1][i] for b in binned) / len(binned) for i in range(n)]
+    return binned[0][0][:n], list(zip(*(b[1][:n] for b in binned)))
+
+
+def _multicast_kbps(res: Result) -> tuple[list[float], list[float]]:
+    """The multicast group's throughput in FIGURE_BIN_S bins, the mean of its receivers."""
+    t, columns = _receivers_kbps(res)
+    return t, [sum(c) / len(c) for c in columns]
 
 
 @figures.styled
@@ -451,17 +451,14 @@ def _mechanisms_figure(results: dict[str, Result], path: Path) -> None:
 def _comparison_values(rows: list[dict], s: str, m: str) -> dict[str, Optional[float]]:
     """One mechanism's figures in one scenario, as the seed's Figures 8–11 draw them."""
 
-    def val(f: str, metric: str) -> Optional[float]:
-        v = f"{s}-{m}"
-        return next(
-            (r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, metric)), None
-        )
+    v = f"{s}-{m}"
 
-    mc = val("multicast", "throughput_kbps")
-    tcps = [k for k in (val("tcp1", "throughput_kbps"), val("tcp2", "throughput_kbps")) if k is not None]
+    def val(f: str, metric: str) -> Optional[float]:
+        return value_of(rows, v, f, metric)
+
     return {
-        "multicast": mc,
-        "tcp": sum(tcps) / len(tcps) if tcps else None,
+        "multicast": val("multicast", "throughput_kbps"),
+        "tcp": mean_of(rows, v, ("tcp1", "tcp2"), "throughput_kbps"),
         "loss": val("multicast", "loss_rate"),
         "feedback": val("source", "feedback_packets"),
         "mc_util": val("multicast", "utilisation"),
@@ -524,7 +521,7 @@ def _groups_loss(rows: list[dict], k: int) -> Optional[float]:
 @figures.styled
 def _sweep_figure(rows: list[dict], path: Path) -> None:
     def val(v: str, f: str, m: str) -> Optional[float]:
-        return next((r["value"] for r in rows if (r["variant"], r["flow"], r["metric"]) == (v, f, m)), None)
+        return value_of(rows, v, f, m)
 
     fig, axes = figures.grid(1, 3, panel_width=0.45, panel_height=0.32, sharex=False)
     axes = axes[0]
