@@ -137,16 +137,11 @@ impl Rib {
             world.drop_kept_route(node, &prefix, face);
         }
         self.plan.replan(world);
-        let held: Vec<(String, Vec<NodeId>)> =
-            self.held.iter().map(|(p, h)| (p.clone(), h.values().map(|(r, _)| r.node).collect())).collect();
-        for (prefix, nodes) in held {
-            let mut seen = Vec::new();
-            for node in nodes {
-                if !seen.contains(&node) {
-                    seen.push(node);
-                    self.route_towards(world, node, &prefix);
-                }
-            }
+        // Each (prefix, node) once, however many of the node's faces hold the prefix.
+        let origins: std::collections::BTreeSet<(String, NodeId)> =
+            self.held.iter().flat_map(|(p, h)| h.values().map(|(r, _)| (p.clone(), r.node))).collect();
+        for (prefix, node) in origins {
+            self.route_towards(world, node, &prefix);
         }
     }
 
