@@ -22,7 +22,7 @@ use ndncc_core::app::catalogue::CatalogueConfig;
 use ndncc_core::app::mcast::{
     AsmpConfig, FixedMcastConfig, McastControlConfig, PerIfEcnConfig, SrmccConfig, TfmccConfig,
 };
-use ndncc_core::app::tcp::{FlightSize, Ns2TcpConfig, RfcTcpConfig, TcpProfile};
+use ndncc_core::app::tcp::{FlightSize, Ns2TcpConfig, Ns3TcpConfig, RfcTcpConfig, TcpProfile};
 use ndncc_core::cc::external::{ClassSpec, PythonRateConfig, PythonWindowConfig, Table};
 use ndncc_core::cc::rate::{AimdRateConfig, ConstantRateConfig, MirccRateConfig, RateConfig};
 use ndncc_core::cc::tcp::{NewRenoConfig, TcpBicConfig, TcpControlConfig, TcpCubicConfig};
@@ -559,7 +559,11 @@ fn every_type_of_every_tagged_table_has_a_documented_section() {
         TcpControlConfig::Bic(TcpBicConfig::default()),
     ];
     check_tagged(&all, &|t| format!("tcp cc `{t}`"), &tcp_ccs);
-    let profiles = [TcpProfile::Rfc(RfcTcpConfig {}), TcpProfile::Ns2(Ns2TcpConfig::default())];
+    let profiles = [
+        TcpProfile::Rfc(RfcTcpConfig {}),
+        TcpProfile::Ns2(Ns2TcpConfig::default()),
+        TcpProfile::Ns3(Ns3TcpConfig::default()),
+    ];
     check_tagged(&all, &|t| format!("tcp profile `{t}`"), &profiles);
 }
 

@@ -152,3 +152,38 @@ fn the_ns2_profile_rejects_the_rfc_stacks_keys_by_name() {
     let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(err.contains("apps.flow.profile.window"), "{err}");
 }
+
+#[test]
+fn without_a_loss_the_ns3_profile_sends_as_the_rfc_sender_does() {
+    // 300 segments never overflow the 200-packet queue (the window stays under queue + BDP),
+    // so neither sender recovers from anything: both grow one segment per ACK in slow start
+    // and run segment for segment alike, to the same completion time.
+    let download = |profile: &str| {
+        let text = flow_text(10, 0.0, 10, 1, &format!("bytes = \"300000B\"\n{profile}"));
+        let sc = load_str(&text, "tcp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        let out = run(&sc, &RunOptions::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(value(&out, "flow", "retransmissions"), 0.0, "{profile}");
+        (value(&out, "flow", "download_time_s"), value(&out, "flow", "segments_sent"))
+    };
+    let (rfc, ns3) = (download(""), download(r#"profile = { type = "ns3" }"#));
+    assert_eq!(rfc, ns3);
+    assert_eq!(rfc.1, 300.0);
+    assert!(rfc.0 > 0.0 && rfc.0 < 1.0, "{rfc:?}");
+}
+
+#[test]
+fn the_ns3_profile_rejects_the_keys_it_does_not_read_by_name() {
+    for (extra, key) in [
+        ("flight_size = \"ns3\"", "apps.flow.flight_size"),
+        ("ecn = true", "apps.flow.ecn"),
+        ("cc = { type = \"cubic\" }", "apps.flow.cc"),
+        ("rtt = { backoff = \"none\" }", "apps.flow.rtt.backoff"),
+    ] {
+        let text = flow_text(10, 0.0, 1, 1, &format!("profile = {{ type = \"ns3\" }}\n{extra}"));
+        let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains(key) && err.contains("profile ns3"), "{extra}: {err}");
+    }
+    let text = flow_text(10, 0.0, 1, 1, "profile = { type = \"ns3\", window = 4 }");
+    let err = load_str(&text, "tcp.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("window"), "{err}");
+}

@@ -4,7 +4,8 @@
 
 use crate::app::consumer::ObjectParams;
 use crate::app::tcp::{
-    Ns2TcpParams, Ns2TcpSender, TcpProfile, TcpReceiver, TcpReceiverParams, TcpSender, TcpSenderParams,
+    Ns2TcpParams, Ns2TcpSender, Ns3TcpParams, Ns3TcpSender, TcpProfile, TcpReceiver, TcpReceiverParams, TcpSender,
+    TcpSenderParams,
 };
 use crate::app::udp::{CbrParams, CbrSource, UdpSink};
 use crate::app::{Application, ConsumerParams, Controller, ProducerParams};
@@ -124,25 +125,28 @@ pub fn add_tcp_flow(b: &mut WorldBuilder, name: &str, spec: &TcpSpec) -> Result<
     let to = b.node_named(&format!("app {name}"), &spec.to)?;
     let (src_port, dst_port) = b.flow_ports();
     let mss = u32::try_from(spec.mss.0).map_err(|_| format!("app {name}: mss is too large"))?;
-    let ns2 = match spec.profile {
-        TcpProfile::Ns2(cfg) => Some(cfg),
-        _ => None,
-    };
-    let tx: Box<dyn Application> = match ns2 {
-        Some(cfg) => {
-            let params = Ns2TcpParams {
+    let bytes = spec.bytes.map(|b| b.0);
+    let tx: Box<dyn Application> = match spec.profile {
+        TcpProfile::Ns2(cfg) => {
+            let params = Ns2TcpParams { name: name.to_owned(), me, dst: to, src_port, dst_port, mss, bytes, cfg };
+            Box::new(Ns2TcpSender::new(params, b.recorder()))
+        }
+        TcpProfile::Ns3(_) => {
+            let params = Ns3TcpParams {
                 name: name.to_owned(),
                 me,
                 dst: to,
                 src_port,
                 dst_port,
                 mss,
-                bytes: spec.bytes.map(|b| b.0),
-                cfg,
+                initial_window: spec.initial_window,
+                bytes,
+                limited_transmit: spec.limited_transmit,
+                rtt: spec.rtt,
             };
-            Box::new(Ns2TcpSender::new(params, b.recorder()))
+            Box::new(Ns3TcpSender::new(params, b.recorder()))
         }
-        None => {
+        TcpProfile::Rfc(_) => {
             let params = TcpSenderParams {
                 name: name.to_owned(),
                 me,
@@ -151,7 +155,7 @@ pub fn add_tcp_flow(b: &mut WorldBuilder, name: &str, spec: &TcpSpec) -> Result<
                 dst_port,
                 mss,
                 initial_window: spec.initial_window,
-                bytes: spec.bytes.map(|b| b.0),
+                bytes,
                 ecn: spec.ecn,
                 limited_transmit: spec.limited_transmit,
                 flight_size: spec.flight_size,
@@ -161,9 +165,9 @@ pub fn add_tcp_flow(b: &mut WorldBuilder, name: &str, spec: &TcpSpec) -> Result<
         }
     };
     // NS-2's TCPSink acknowledges every packet at once.
-    let (ack_every, delayed_ack_timeout) = match ns2 {
-        Some(_) => (1, SimDuration::ZERO),
-        None => (spec.ack_every, spec.delayed_ack_timeout.get()),
+    let (ack_every, delayed_ack_timeout) = match spec.profile {
+        TcpProfile::Ns2(_) => (1, SimDuration::ZERO),
+        _ => (spec.ack_every, spec.delayed_ack_timeout.get()),
     };
     let receiver = TcpReceiverParams {
         name: format!("{name}-sink"),

@@ -312,10 +312,11 @@ pub struct TcpSpec {
     /// 1 s, at most 60 s, doubling per timeout.
     #[serde(default = "crate::app::tcp::tcp_rtt_config")]
     pub rtt: RttConfig,
-    /// Which TCP: `{ type = "rfc" }` (default; the keys above) or `{ type = "ns2", … }`
+    /// Which TCP: `{ type = "rfc" }` (default; the keys above), `{ type = "ns2", … }`
     /// (NS-2's `Agent/TCP/Newreno` and `TCPSink` with NS-2's defaults, which replace
     /// `initial_window`, `limited_transmit`, `flight_size`, `ack_every`, `delayed_ack_timeout`
-    /// and `rtt`).
+    /// and `rtt`) or `{ type = "ns3" }` (ns-3.37's NewReno sender without SACK, configured by
+    /// the keys above except `cc`, `ecn` and `flight_size`).
     #[serde(default, skip_serializing_if = "TcpProfile::is_rfc")]
     pub profile: TcpProfile,
 }

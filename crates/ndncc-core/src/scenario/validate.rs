@@ -393,6 +393,27 @@ impl Scenario {
         check::time(&join(key, "delayed_ack_timeout"), t.delayed_ack_timeout.get(), true)?;
         t.cc.validate().map_err(|e| e.under(&join(key, "cc")))?;
         t.rtt.validate().map_err(|e| e.under(&join(key, "rtt")))?;
+        if let TcpProfile::Ns3(_) = &t.profile {
+            // ns-3's sender has its own NewReno and FlightSize; the keys it does not read must
+            // stay at their defaults rather than be silently ignored.
+            let unused = "is not used with profile ns3 (ns-3's TcpNewReno sender)";
+            if t.cc != TcpControlConfig::default() {
+                return fail(join(key, "cc"), format!("{unused}; it runs ns-3's NewReno"));
+            }
+            if t.ecn {
+                return fail(join(key, "ecn"), "profile ns3 does not model ECN");
+            }
+            if t.flight_size != FlightSize::default() {
+                return fail(join(key, "flight_size"), format!("{unused}: ns-3's sender counts its own"));
+            }
+            if t.rtt.formula != crate::rtt::RtoFormula::Rfc6298 || t.rtt.backoff != crate::rtt::Backoff::PerTimeout {
+                let k = if t.rtt.backoff != crate::rtt::Backoff::PerTimeout { "backoff" } else { "formula" };
+                return fail(
+                    join(&join(key, "rtt"), k),
+                    format!("{unused}: ns-3 doubles its RTO per timeout up to max_rto"),
+                );
+            }
+        }
         if let TcpProfile::Ns2(ns2) = &t.profile {
             ns2.validate().map_err(|e| e.under(&join(key, "profile")))?;
             // NS-2's agent has its own window, ACK policy and timer: the RFC stack's keys

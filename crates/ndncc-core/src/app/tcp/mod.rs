@@ -6,8 +6,11 @@
 //!
 //! `profile = { type = "ns2" }` swaps the sender for NS-2's `Agent/TCP/Newreno` with NS-2's
 //! defaults (`ns2.rs`) and makes the receiver NS-2's `TCPSink` (an ACK per packet).
+//! `profile = { type = "ns3" }` swaps it for ns-3.37's NewReno without SACK (`ns3.rs`), with
+//! the RFC stack's receiver, which acknowledges as ns-3's does.
 
 pub mod ns2;
+pub mod ns3;
 pub mod receiver;
 pub mod sender;
 pub mod summary;
@@ -15,6 +18,7 @@ pub mod summary;
 use serde::{Deserialize, Serialize};
 
 pub use ns2::{Ns2TcpConfig, Ns2TcpParams, Ns2TcpSender};
+pub use ns3::{Ns3TcpConfig, Ns3TcpParams, Ns3TcpSender};
 pub use receiver::{TcpReceiver, TcpReceiverParams};
 pub use sender::{tcp_rtt_config, FlightSize, TcpSender, TcpSenderParams, HEADER_BYTES};
 
@@ -23,7 +27,7 @@ pub use sender::{tcp_rtt_config, FlightSize, TcpSender, TcpSenderParams, HEADER_
 #[serde(deny_unknown_fields)]
 pub struct RfcTcpConfig {}
 
-/// Which TCP a flow runs: the RFC-style stack (default) or NS-2's.
+/// Which TCP a flow runs: the RFC-style stack (default), NS-2's or ns-3's.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum TcpProfile {
@@ -33,6 +37,10 @@ pub enum TcpProfile {
     /// NS-2's `Agent/TCP/Newreno` and `TCPSink` with NS-2's defaults.
     #[serde(rename = "ns2")]
     Ns2(Ns2TcpConfig),
+    /// ns-3.37's `TcpSocketBase` with NewReno, classic recovery, no SACK and no timestamps,
+    /// configured by the flow's own keys.
+    #[serde(rename = "ns3")]
+    Ns3(Ns3TcpConfig),
 }
 
 impl Default for TcpProfile {
