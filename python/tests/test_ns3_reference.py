@@ -36,33 +36,43 @@ def _by(rows, ack_every: int, limited_transmit: bool):
     return next(r for r in rows if r.variant == compare.Variant(ack_every, limited_transmit))
 
 
-def test_counting_flightsize_as_ns3_does_ndncc_is_within_ten_percent_of_ns3_where_ns3_runs_clean(rows):
-    # ns-3 on the seeds where none of its flows entered its resend loop (README.md): every seed
-    # with delayed ACKs, some with an ACK per segment; ndncc (which has no such loop) on all ten.
+def test_with_ns3s_sender_ndncc_is_within_five_percent_of_ns3_in_every_variant(rows):
+    # profile ns3 models ns-3.37's scoreboard without SACK, its resend loop included: the ten-seed
+    # means agree in both ACK policies, limited transmit on and off.
+    assert len(rows) == 4
     for r in rows:
-        clean = r.ns3_clean()
-        assert clean, r.variant
-        gap = compare.Row.gap(r.as_ns3, clean)
-        assert abs(gap) <= 0.10, (r.variant.label, f"{gap:+.1%}")
+        gap = compare.Row.gap(r.ndncc["ns3"], r.ns3)
+        assert abs(gap) <= 0.05, (r.variant.label, f"{gap:+.1%}")
 
 
-def test_counting_flightsize_as_ns3_does_the_ten_seed_means_agree_within_ten_percent(rows):
-    # Both ACK policies without limited transmit, and delayed ACKs with it. An ACK per segment
-    # with limited transmit is the one mean ns-3's resend loop moves beyond 10%: 14 of its 20
-    # flows are in it.
+def test_with_ns3s_sender_as_many_flows_enter_the_resend_loop_as_in_ns3(rows):
+    # The loop is not put in: it follows from the scoreboard's guesses. Where ns-3 has 14 of 20
+    # flows in it (an ACK per segment, limited transmit on) ndncc's ns-3 sender has about as many,
+    # and both resend several times as many delivered segments as the RFC sender, which keeps no
+    # scoreboard and resends delivered data only in a timeout's go-back-N.
+    for r in rows:
+        assert abs(compare.looping(r.ndncc["ns3"]) - compare.looping(r.ns3)) <= 3, r.variant.label
+    r = _by(rows, 1, True)
+    assert compare.looping(r.ns3) == 14
+    rfc = compare.mean(r.ndncc["rfc"], "duplicates")
+    assert compare.mean(r.ns3, "duplicates") > 4 * rfc
+    assert compare.mean(r.ndncc["ns3"], "duplicates") > 4 * rfc
+
+
+def test_counting_flightsize_as_ns3_does_the_rfc_sender_is_within_ten_percent_where_ns3_has_no_loop(rows):
+    # Delayed ACKs (no ns-3 flow in its loop over these ten seeds) and an ACK per segment without
+    # limited transmit; with it, the loop's extra throughput has nothing to match in the RFC sender.
     for ack_every, limited in ((2, True), (2, False), (1, False)):
         r = _by(rows, ack_every, limited)
-        gap = compare.Row.gap(r.as_ns3, r.ns3)
+        gap = compare.Row.gap(r.ndncc["rfc-ns3-flightsize"], r.ns3)
         assert abs(gap) <= 0.10, (r.variant.label, f"{gap:+.1%}")
-    looping = _by(rows, 1, True)
-    assert sum(f.duplicates >= compare.LOOP_DUPLICATES for f in looping.ns3) == 14
 
 
-def test_with_delayed_acks_ndnccs_own_count_is_within_ten_percent_and_above_ns3s(rows):
+def test_with_delayed_acks_the_rfc_senders_own_count_is_within_ten_percent_and_above_ns3s(rows):
     # The scenario as shipped: RFC 5681's FlightSize, limited transmit on. Half a segment more
     # ssthresh after every fast retransmit puts ndncc above ns-3, within 10%.
     r = _by(rows, 2, True)
-    gap = compare.Row.gap(r.as_rfc, r.ns3)
+    gap = compare.Row.gap(r.ndncc["rfc"], r.ns3)
     assert 0 < gap <= 0.10, f"{gap:+.1%}"
 
 
@@ -108,3 +118,14 @@ def test_ns3_reruns_to_its_pinned_rows(tmp_path):
     for r in pinned:
         del r["ns3_version"]
     assert fresh == pinned
+
+
+def test_the_forty_seed_table_begins_with_the_ten_pinned_seeds():
+    # Two runs of the same program: seeds 1-10 of the longer table are the pinned rows.
+    def flows(path, seeds):
+        with open(path, newline="") as f:
+            return [r for r in csv.DictReader(f) if r["seed"] != "mean" and int(r["seed"]) in seeds]
+
+    forty = REFERENCE / "tcp-dumbbell-40-seeds.csv"
+    assert flows(forty, range(1, 11)) == flows(compare.PINNED, range(1, 11))
+    assert len(flows(forty, range(1, 41))) == 4 * 40 * 2

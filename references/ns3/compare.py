@@ -1,13 +1,16 @@
-"""ndncc beside ns-3 on scenarios/tcp-dumbbell.toml: per-flow throughput, timeouts and fast
-recoveries, mean over the seeds, for each ACK policy with limited transmit on and off.
+"""ndncc beside ns-3 on scenarios/tcp-dumbbell.toml: per-flow throughput, timeouts, fast
+recoveries and flows in ns-3's resend loop, mean over the seeds, for each ACK policy with
+limited transmit on and off.
 
-    .venv/bin/python references/ns3/compare.py            # ten seeds, about 10 s
+    .venv/bin/python references/ns3/compare.py            # ten seeds, a few seconds
     .venv/bin/python references/ns3/compare.py --seeds 3
+    .venv/bin/python references/ns3/compare.py --seeds 40 --pinned /tmp/ns3-40.csv
 
 ns-3's figures are the pinned table ``tcp-dumbbell.csv`` beside this file (``run_ns3.py`` makes
-it); ndncc runs the shipped scenario with the same ACK policy and limited-transmit setting, once
-counting FlightSize at a fast retransmit as ns-3 does (``flight_size = "ns3"``) and once as RFC
-5681 does (ndncc's default). README.md gives the findings.
+it, or another table of its with ``--pinned``); ndncc runs the shipped scenario with the same
+ACK policy and limited-transmit setting three ways: with ns-3's sender (``profile = { type =
+"ns3" }``), with its own RFC sender as shipped, and with the RFC sender counting FlightSize at a
+fast retransmit as ns-3 does (``flight_size = "ns3"``). README.md gives the findings.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ SCENARIO = HERE.parents[1] / "scenarios" / "tcp-dumbbell.toml"
 FLOWS = ("tcp1", "tcp2")
 #: Segments of 1,024 B in each flow's 10,485,760 bytes.
 SEGMENTS = 10_240
-#: A flow whose receiver got at least this many segments twice (1% of the transfer) is one ns-3
-#: kept resending segments already delivered (README.md, "ns-3's resend loop").
+#: A flow whose receiver got at least this many segments twice (1% of the transfer) is counted as
+#: one that entered ns-3's resend loop (README.md, "ns-3's resend loop"). A timeout's go-back-N
+#: alone can resend that many with an ACK per segment, so the count is a rough one.
 LOOP_DUPLICATES = 100
 
 
@@ -76,22 +80,31 @@ def ns3_flows(variant: Variant, seeds, path: Path = PINNED) -> list[Flow]:
     ]
 
 
-def overrides(variant: Variant, flight_size: str) -> list[str]:
+#: How ndncc runs each variant: its ns-3 sender, its RFC sender as shipped, and the RFC sender
+#: counting FlightSize as ns-3 does; each the flow keys it sets.
+SENDERS = {
+    "ns3": ['profile={type="ns3"}'],
+    "rfc": [],
+    "rfc-ns3-flightsize": ['flight_size="ns3"'],
+}
+
+
+def overrides(variant: Variant, sender: str) -> list[str]:
     out = ['record.interval="0s"', "record.events=false"]
     for f in FLOWS:
         out += [
             f"apps.{f}.ack_every={variant.ack_every}",
             f"apps.{f}.limited_transmit={str(variant.limited_transmit).lower()}",
-            f'apps.{f}.flight_size="{flight_size}"',
         ]
+        out += [f"apps.{f}.{key}" for key in SENDERS[sender]]
     return out
 
 
-def ndncc_flows(variant: Variant, flight_size: str, seeds) -> list[Flow]:
-    """ndncc's flows of ``variant`` over ``seeds``, FlightSize counted as ``flight_size`` says."""
+def ndncc_flows(variant: Variant, sender: str, seeds) -> list[Flow]:
+    """ndncc's flows of ``variant`` over ``seeds`` with ``sender`` (a key of SENDERS)."""
     import ndncc
 
-    sc = ndncc.load(SCENARIO, overrides(variant, flight_size))
+    sc = ndncc.load(SCENARIO, overrides(variant, sender))
 
     def one(seed: int) -> list[Flow]:
         rows = sc.run(seed=seed).summary.select("entity", "metric", "value").iter_rows()
@@ -116,24 +129,18 @@ def mean(flows: list[Flow], field: str) -> float:
     return sum(getattr(f, field) for f in flows) / len(flows) if flows else float("nan")
 
 
-def loop_seeds(flows: list[Flow]) -> set[int]:
-    """The seeds in which some ns-3 flow resent at least LOOP_DUPLICATES delivered segments."""
-    return {f.seed for f in flows if f.duplicates >= LOOP_DUPLICATES}
+def looping(flows: list[Flow]) -> int:
+    """How many of ``flows`` resent at least LOOP_DUPLICATES delivered segments."""
+    return sum(f.duplicates >= LOOP_DUPLICATES for f in flows)
 
 
 @dataclass(frozen=True)
 class Row:
-    """One variant: ns-3's flows and ndncc's, FlightSize counted as ns-3 and as RFC 5681 do."""
+    """One variant: ns-3's flows and ndncc's with each of its senders."""
 
     variant: Variant
     ns3: list[Flow]
-    as_ns3: list[Flow]
-    as_rfc: list[Flow]
-
-    def ns3_clean(self) -> list[Flow]:
-        """ns-3's flows on the seeds where none of its flows entered the resend loop."""
-        bad = loop_seeds(self.ns3)
-        return [f for f in self.ns3 if f.seed not in bad]
+    ndncc: dict[str, list[Flow]]
 
     @staticmethod
     def gap(ours: list[Flow], theirs: list[Flow]) -> float:
@@ -141,11 +148,14 @@ class Row:
         return mean(ours, "throughput_kbps") / mean(theirs, "throughput_kbps") - 1
 
 
-def compare(seeds=range(1, 11), variants=VARIANTS) -> list[Row]:
+def compare(seeds=range(1, 11), variants=VARIANTS, pinned: Path = PINNED) -> list[Row]:
+    """Each variant the pinned table has rows of, over ``seeds``."""
     seeds = list(seeds)
+    pinned_rows = {v: ns3_flows(v, seeds, pinned) for v in variants}
     return [
-        Row(v, ns3_flows(v, seeds), ndncc_flows(v, "ns3", seeds), ndncc_flows(v, "rfc5681", seeds))
-        for v in variants
+        Row(v, theirs, {s: ndncc_flows(v, s, seeds) for s in SENDERS})
+        for v, theirs in pinned_rows.items()
+        if theirs
     ]
 
 
@@ -153,27 +163,21 @@ def markdown(rows: list[Row]) -> str:
     """The comparison as a table: per-flow means over the seeds, ndncc's gap to ns-3 in brackets."""
     k = "throughput_kbps"
     out = [
-        "| variant | ns-3 [kbit/s] | ndncc, ns-3's FlightSize | ndncc, RFC 5681's (default) "
-        "| timeouts ns-3 / ndncc | fast recoveries ns-3 / ndncc | ns-3 flows in its resend loop "
-        "| ns-3 on the seeds without it |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| variant | ns-3 [kbit/s] | ndncc, profile ns3 | ndncc, RFC sender (default) "
+        "| ndncc, RFC sender with ns-3's FlightSize | timeouts ns-3 / ns3 | fast recoveries ns-3 / ns3 "
+        "| segments received twice per flow ns-3 / ns3 / RFC | flows in the resend loop ns-3 / ns3 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
-        clean = r.ns3_clean()
-        n = len({f.seed for f in clean})
-        without = (
-            f"{n} seed{'s' if n > 1 else ''}: {mean(clean, k):,.0f} ({Row.gap(r.as_ns3, clean):+.1%})"
-            if n
-            else "none"
-        )
-        looping = sum(f.duplicates >= LOOP_DUPLICATES for f in r.ns3)
+        cells = [f"{mean(r.ndncc[s], k):,.0f} ({Row.gap(r.ndncc[s], r.ns3):+.1%})" for s in SENDERS]
+        own, rfc = r.ndncc["ns3"], r.ndncc["rfc"]
         out.append(
-            f"| {r.variant.label} | {mean(r.ns3, k):,.0f} "
-            f"| {mean(r.as_ns3, k):,.0f} ({Row.gap(r.as_ns3, r.ns3):+.1%}) "
-            f"| {mean(r.as_rfc, k):,.0f} ({Row.gap(r.as_rfc, r.ns3):+.1%}) "
-            f"| {mean(r.ns3, 'timeouts'):.1f} / {mean(r.as_ns3, 'timeouts'):.1f} "
-            f"| {mean(r.ns3, 'fast_recoveries'):.1f} / {mean(r.as_ns3, 'fast_recoveries'):.1f} "
-            f"| {looping} of {len(r.ns3)} | {without} |"
+            f"| {r.variant.label} | {mean(r.ns3, k):,.0f} | {' | '.join(cells)} "
+            f"| {mean(r.ns3, 'timeouts'):.1f} / {mean(own, 'timeouts'):.1f} "
+            f"| {mean(r.ns3, 'fast_recoveries'):.1f} / {mean(own, 'fast_recoveries'):.1f} "
+            f"| {mean(r.ns3, 'duplicates'):,.0f} / {mean(own, 'duplicates'):,.0f} "
+            f"/ {mean(rfc, 'duplicates'):,.0f} "
+            f"| {looping(r.ns3)} / {looping(own)} of {len(r.ns3)} |"
         )
     return "\n".join(out)
 
@@ -181,8 +185,9 @@ def markdown(rows: list[Row]) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, default=10, help="seeds 1..N of the pinned table (default 10)")
+    p.add_argument("--pinned", type=Path, default=PINNED, help="ns-3's table (default: tcp-dumbbell.csv)")
     a = p.parse_args()
-    print(markdown(compare(range(1, a.seeds + 1))))
+    print(markdown(compare(range(1, a.seeds + 1), pinned=a.pinned)))
 
 
 if __name__ == "__main__":
