@@ -14,6 +14,8 @@ pub mod ns3;
 pub mod receiver;
 pub mod sender;
 pub mod summary;
+#[cfg(test)]
+mod test_util;
 
 use serde::{Deserialize, Serialize};
 

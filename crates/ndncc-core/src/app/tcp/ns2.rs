@@ -644,9 +644,8 @@ impl Application for Ns2TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::tcp::test_util::{ack, ack_with, at_ms, MSS};
     use crate::recorder::EventSamples;
-
-    const MSS: u32 = 1000;
 
     fn sender(cfg: Ns2TcpConfig) -> (Ns2TcpSender, Recorder) {
         let mut rec = Recorder::new(EventSamples::Skipped);
@@ -664,10 +663,6 @@ mod tests {
         (s, rec)
     }
 
-    fn at_ms(ms: u64) -> SimTime {
-        SimTime(SimDuration::from_millis(ms).nanos())
-    }
-
     /// Run `f` at `ms`; return the (TCP seq, size on the wire, SYN?) of what it sent.
     fn step(
         s: &mut Ns2TcpSender,
@@ -675,31 +670,12 @@ mod tests {
         ms: u64,
         f: impl FnOnce(&mut Ns2TcpSender, &mut AppCtx),
     ) -> Vec<(u64, u32, bool)> {
-        let mut out = Vec::new();
-        let mut ctx = AppCtx::new(at_ms(ms), &mut out, rec);
-        f(s, &mut ctx);
-        out.iter()
-            .filter_map(|p| match p.ip() {
-                Some(Ip { transport: Transport::Tcp(t), .. }) => Some((t.seq, p.size, t.flags.contains(TcpFlags::SYN))),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn ack_packet(bytes: u64, flags: TcpFlags) -> Packet {
-        let tcp = Tcp { src_port: 2, dst_port: 1, seq: 0, ack: bytes, flags, window: u32::MAX, len: 0 };
-        Packet::new(
-            Header::Ip(Ip { src: NodeId(1), dst: NodeId(0), ecn_capable: false, transport: Transport::Tcp(tcp) }),
-            40,
-        )
-    }
-
-    fn ack(bytes: u64) -> Packet {
-        ack_packet(bytes, TcpFlags::ACK)
+        let sent = crate::app::tcp::test_util::step(s, rec, ms, f);
+        sent.into_iter().map(|(t, size)| (t.seq, size, t.flags.contains(TcpFlags::SYN))).collect()
     }
 
     fn syn_ack() -> Packet {
-        ack_packet(0, TcpFlags::ACK.with(TcpFlags::SYN))
+        ack_with(0, TcpFlags::ACK.with(TcpFlags::SYN))
     }
 
     /// Start with the SYN exchanged at 0 and 100 ms: data packets 1 and 2 are out.

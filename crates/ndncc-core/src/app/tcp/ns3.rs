@@ -698,9 +698,8 @@ impl Application for Ns3TcpSender {
 mod tests {
     use super::*;
     use crate::app::tcp::tcp_rtt_config;
+    use crate::app::tcp::test_util::{ack, at_ms, starts, MSS};
     use crate::recorder::EventSamples;
-
-    const MSS: u32 = 1000;
 
     fn sender(limited_transmit: bool) -> (Ns3TcpSender, Recorder) {
         let mut rec = Recorder::new(EventSamples::Skipped);
@@ -720,10 +719,6 @@ mod tests {
         (s, rec)
     }
 
-    fn at_ms(ms: u64) -> SimTime {
-        SimTime(SimDuration::from_millis(ms).nanos())
-    }
-
     /// Run `f` at `ms`; return the starts of the segments it sent.
     fn step(
         s: &mut Ns3TcpSender,
@@ -731,23 +726,7 @@ mod tests {
         ms: u64,
         f: impl FnOnce(&mut Ns3TcpSender, &mut AppCtx),
     ) -> Vec<u64> {
-        let mut out = Vec::new();
-        let mut ctx = AppCtx::new(at_ms(ms), &mut out, rec);
-        f(s, &mut ctx);
-        out.iter()
-            .filter_map(|p| match p.ip() {
-                Some(Ip { transport: Transport::Tcp(t), .. }) => Some(t.seq),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn ack(n: u64) -> Packet {
-        let tcp = Tcp { src_port: 2, dst_port: 1, seq: 0, ack: n, flags: TcpFlags::ACK, window: u32::MAX, len: 0 };
-        Packet::new(
-            Header::Ip(Ip { src: NodeId(1), dst: NodeId(0), ecn_capable: false, transport: Transport::Tcp(tcp) }),
-            40,
-        )
+        starts(crate::app::tcp::test_util::step(s, rec, ms, f))
     }
 
     /// Segments 0..9 sent, then three duplicate ACKs of 0 at 51–53 ms.

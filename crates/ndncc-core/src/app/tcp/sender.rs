@@ -523,11 +523,10 @@ pub fn segment_time(payload: u32, bps: u64) -> SimDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::tcp::test_util::{ack, at_ms, starts, MSS};
     use crate::cc::tcp::NewRenoConfig;
     use crate::plugin::Plugin;
     use crate::recorder::EventSamples;
-
-    const MSS: u32 = 1000;
 
     fn sender(bytes: Option<u64>, iw: u32) -> (TcpSender, Recorder) {
         sender_with(bytes, iw, true)
@@ -562,29 +561,9 @@ mod tests {
         (s, rec)
     }
 
-    fn at_ms(ms: u64) -> SimTime {
-        SimTime(SimDuration::from_millis(ms).nanos())
-    }
-
     /// Run `f` at `ms`; return the starts of the segments it sent.
     fn step(s: &mut TcpSender, rec: &mut Recorder, ms: u64, f: impl FnOnce(&mut TcpSender, &mut AppCtx)) -> Vec<u64> {
-        let mut out = Vec::new();
-        let mut ctx = AppCtx::new(at_ms(ms), &mut out, rec);
-        f(s, &mut ctx);
-        out.iter()
-            .filter_map(|p| match p.ip() {
-                Some(Ip { transport: Transport::Tcp(t), .. }) => Some(t.seq),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn ack(n: u64) -> Packet {
-        let tcp = Tcp { src_port: 2, dst_port: 1, seq: 0, ack: n, flags: TcpFlags::ACK, window: u32::MAX, len: 0 };
-        Packet::new(
-            Header::Ip(Ip { src: NodeId(1), dst: NodeId(0), ecn_capable: false, transport: Transport::Tcp(tcp) }),
-            40,
-        )
+        starts(crate::app::tcp::test_util::step(s, rec, ms, f))
     }
 
     #[test]
