@@ -117,6 +117,12 @@ AFTER_C2_START_S = (C2_START_S, 5.5)
 SHARED_RATE_PPS, NEAR, RATE_WINDOW_BINS = 600.0, 0.15, 5
 #: Half way from 1,000 packets/sec (alone) to 600 (shared): the "shift" of the sending rate.
 HALF_WAY_PPS = 800.0
+#: After the seed's transition window, up to C2's stop: the seed reports no losses here at 100 and
+#: 250 ms ("in other time frames, all Data packets are delivered"; at 250 ms losses "between 4 sec
+#: and 5.5 sec").
+SETTLED_S = (AFTER_C2_START_S[1], C2_STOP_S)
+#: The last second both flows send: where the shared rate has settled even at 750 ms.
+LATE_S = (C2_STOP_S - 1.0, C2_STOP_S)
 
 # As the full run: the simulation lasts 1 s beyond the last stop, so the last Data arrive.
 QUICK = ("simulation.duration=5s", "apps.C1.stop=4s", "apps.C2.start=2s", "apps.C2.stop=3.5s")
@@ -137,6 +143,13 @@ def _mean_rate(res: Result, flow: str, t0: float, t1: float) -> Optional[float]:
     at = {round(t, 6): v for t, v in zip(s["t"].to_list(), s["value"].to_list())}
     a, b = at.get(round(t0, 6)), at.get(round(t1, 6))
     return None if a is None or b is None else (b - a) / (t1 - t0)
+
+
+def _min_rate(res: Result, flow: str, t0: float, t1: float) -> Optional[float]:
+    """The lowest rate the consumer followed (the stamp in force) in the 100 ms samples of
+    [t0, t1]."""
+    s = res.series(metric="rate", entity=flow).filter((pl.col("t") >= t0 - 1e-9) & (pl.col("t") <= t1 + 1e-9))
+    return float(s["value"].min()) if s.height else None
 
 
 def _loss_bins(res: Result, flow: str) -> pl.DataFrame:
@@ -217,6 +230,11 @@ def _bin_rows(res: Result, v: Variant) -> list[dict]:
         )
     )
     out.append(row(v.name, "all", "full_loss_bins", full, "bins"))
+    for f in FLOWS:
+        settled = _within(_loss_bins(res, f), *SETTLED_S)
+        sent = float(settled["sent"].sum())
+        loss = 1.0 - float(settled["answered"].sum()) / sent if sent else None
+        out.append(row(v.name, f, "loss_rate_settled", loss, "ratio"))
     near_shared = SHARED_RATE_PPS * (1.0 + NEAR)
     out.append(row(v.name, "C1", "time_to_shared_rate_s", _time_to_rate(res, "C1", near_shared), "s"))
     out.append(row(v.name, "C1", "time_to_half_way_s", _time_to_rate(res, "C1", HALF_WAY_PPS), "s"))
@@ -238,8 +256,13 @@ def _derived(res: Result, v: Variant) -> list[dict]:
         sent, policed = summary_value(res, f, "interests_sent"), summary_value(res, f, "policed")
         share = policed / sent if sent and policed is not None else None
         out.append(row(v.name, f, "policed_share", share, "ratio"))
+        # The rest of the loss: Interests that left the consumer and brought no Data back.
+        net = max(0.0, loss - share) if loss is not None and share is not None else None
+        out.append(row(v.name, f, "network_loss_share", net, "ratio"))
         out.append(row(v.name, f, "mean_rate_pps", _mean_rate(res, f, 4.0, 8.0), "Interests/s"))
+        out.append(row(v.name, f, "mean_rate_late_pps", _mean_rate(res, f, *LATE_S), "Interests/s"))
     out.append(row(v.name, "C1", "mean_rate_alone_pps", _mean_rate(res, "C1", 1.5, 3.0), "Interests/s"))
+    out.append(row(v.name, "C1", "min_rate_alone_pps", _min_rate(res, "C1", 1.5, 3.0), "Interests/s"))
     return out
 
 
