@@ -50,23 +50,34 @@ def _smoothing(on: bool) -> tuple[str, ...]:
     return tuple(f"apps.{c}.smoothing={'true' if on else 'false'}" for c in FLOWS)
 
 
-def _name(ms: int, smoothing: bool, phased: bool = False) -> str:
-    return f"tick={ms}ms,{'smoothing' if smoothing else 'original'}{',phased' if phased else ''}"
+#: Sensitivity: each release leaves the consumer at its access link's Data rate (10 Mbps / 1,250 B
+#: = 1,000 Interests/s) through a deep Interest shaper on the consumer's face, instead of all in
+#: one instant. The consumer's 200-deep policer is unchanged, so the Interests it refuses are the
+#: same; only the way the accepted ones reach R1 differs. (The seed's consumer sends "all the
+#: queued Interest packets" at the tick; its text does not say how they leave the node.)
+PACED = tuple(f'links.{c}-R1.interest_shaper_ab={{depth=10000000, data_size="1250B"}}' for c in FLOWS)
 
 
-def _main_variants(phased: bool = False) -> list[Variant]:
+def _name(ms: int, smoothing: bool, phased: bool = False, paced: bool = False) -> str:
+    how = "smoothing" if smoothing else "original"
+    return f"tick={ms}ms,{how}{',phased' if phased else ''}{',paced' if paced else ''}"
+
+
+def _main_variants(phased: bool = False, paced: bool = False) -> list[Variant]:
     out = []
     for smoothing in (False, True):
         for ms in TICKS_MS:
             c1, c2 = PAPER_LOSS[(ms, smoothing)]
             clocks = "each node's clock at a random phase" if phased else "all clocks aligned"
+            releases = ", releases paced at 1,000 Interests/s" if paced else ""
             out.append(
                 Variant(
-                    _name(ms, smoothing, phased),
+                    _name(ms, smoothing, phased, paced),
                     SCENARIO,
-                    _tick(ms, phased) + _smoothing(smoothing),
+                    _tick(ms, phased) + _smoothing(smoothing) + (PACED if paced else ()),
                     {("C1", "loss_rate"): c1, ("C2", "loss_rate"): c2},
-                    f"MIRCC, {ms} ms clock tick, {'with' if smoothing else 'without'} smoothing, {clocks}",
+                    f"MIRCC, {ms} ms clock tick, {'with' if smoothing else 'without'} smoothing, "
+                    f"{clocks}{releases}",
                 )
             )
     return out
@@ -100,9 +111,31 @@ BASELINE = [
     for ms, s in ((100, False), (500, False), (500, True))
 ]
 
-VARIANTS = _main_variants() + _main_variants(phased=True) + SENSITIVITY + BASELINE
-#: The seed's cases, with clocks aligned and at random phases, whose 100 ms bins are read as rows.
-BINNED = frozenset(v.name for v in _main_variants() + _main_variants(phased=True))
+#: Sensitivity: both consumers start at 600 Interests/s instead of 100/s before their first stamp
+#: (the seed does not give the initial rate).
+INITIAL_RATE = 600.0
+
+
+def _initial_rate(pps: float) -> tuple[str, ...]:
+    return tuple(f"apps.{c}.rate.initial_rate={pps}" for c in FLOWS)
+
+
+INITIAL = [
+    Variant(
+        f"{_name(ms, smoothing)},initial={INITIAL_RATE:g}",
+        SCENARIO,
+        _tick(ms) + _smoothing(smoothing) + _initial_rate(INITIAL_RATE),
+        {},
+        f"MIRCC, consumers starting at {INITIAL_RATE:g} Interests/s",
+    )
+    for ms, smoothing in ((100, False), (500, True))
+]
+
+SEED_CASES = _main_variants() + _main_variants(phased=True) + _main_variants(paced=True)
+VARIANTS = SEED_CASES + SENSITIVITY + INITIAL + BASELINE
+#: The seed's cases, with clocks aligned, at random phases and with paced releases, whose 100 ms
+#: bins are read as rows.
+BINNED = frozenset(v.name for v in SEED_CASES)
 #: Per-Interest RTT samples, to put each Data back in the 100 ms bin its Interest was sent in
 #: (recording them changes no result).
 RECORD_EVENTS = ("record.events=true",)
@@ -373,6 +406,39 @@ def _phase_notes(nt: Notes) -> None:
     )
 
 
+def _paced_notes(nt: Notes) -> None:
+    """Where the original's network losses come from: whole releases reaching R1 at once."""
+    n = nt.n
+    o250, p250 = _name(250, False), _name(250, False, paced=True)
+    settled = (
+        f"  With each release paced at the access link's 1,000 Interests/s (`…,paced`; the policer "
+        f"unchanged), the loss over 5.5–8 s at 250 ms is {n(p250, 'loss_rate_settled', 'C1')} / "
+        f"{n(p250, 'loss_rate_settled', 'C2')} (aligned, released at once: "
+        f"{n(o250, 'loss_rate_settled', 'C1')} / {n(o250, 'loss_rate_settled', 'C2')}): both consumers' "
+        "whole releases reaching R1's 200-deep shaper together make the shared phase lose"
+    )
+    nt.say(
+        f"{settled}, where the seed reports losses only up to 5.5 s.",
+        *[Check((p250, f, "loss_rate_settled"), "<", (o250, f, "loss_rate_settled"), 0.5) for f in FLOWS],
+        otherwise=f"{settled} about as much either way.",
+    )
+    cells = "; ".join(
+        f"{ms} ms: {n(_name(ms, False, paced=True), 'network_loss_share', 'C1')} / "
+        f"{n(_name(ms, False, paced=True), 'network_loss_share', 'C2')}"
+        for ms in (500, 750)
+    )
+    nt.say(
+        f"  Paced, the share lost in the network without smoothing is {cells}: all that is left is the "
+        "bucket's refusals.",
+        *[
+            Check((_name(ms, False, paced=True), f, "network_loss_share"), "<=", 0.01)
+            for ms in (500, 750)
+            for f in FLOWS
+        ],
+        otherwise=f"  Paced, the share lost in the network without smoothing is {cells}.",
+    )
+
+
 def notes(rows: list[dict]) -> Notes:
     """The discussion on the report page: each statement checked on this run's rows."""
     nt = Notes(rows)
@@ -451,6 +517,7 @@ def notes(rows: list[dict]) -> Notes:
             "all "
             "Interests were refused by the consumer's own bucket (counted as sent and lost).",
         )
+    _paced_notes(nt)
     halved = [Check(loss(ms, True, f), "<=", loss(ms, False, f), 0.5) for ms in (500, 750) for f in FLOWS]
     s100 = _name(100, True)
     nt.say(
@@ -529,7 +596,9 @@ def notes(rows: list[dict]) -> Notes:
     )
     nt.plain("")
     nt.plain(
-        "Variants: `tick=T,original|smoothing` for the seed's cases; `…,beta=b` fixed-beta sensitivity; "
-        "`…,interest-limit` the baseline."
+        "Variants: `tick=T,original|smoothing` for the seed's cases; `…,phased` each node's clock at its "
+        "own phase; `…,paced` releases paced at the access link's rate; `…,beta=b` fixed-beta "
+        "sensitivity; `…,initial=600` consumers starting at 600 Interests/s; `…,interest-limit` the "
+        "baseline."
     )
     return nt
