@@ -292,6 +292,11 @@ def _derived(res: Result, v: Variant) -> list[dict]:
         # The rest of the loss: Interests that left the consumer and brought no Data back.
         net = max(0.0, loss - share) if loss is not None and share is not None else None
         out.append(row(v.name, f, "network_loss_share", net, "ratio"))
+        # The other reading of "sent": only the Interests the bucket let through.
+        received = summary_value(res, f, "data_received")
+        passed = sent - policed if sent is not None and policed is not None else None
+        past = 1.0 - received / passed if passed and received is not None else None
+        out.append(row(v.name, f, "loss_rate_past_bucket", past, "ratio"))
         out.append(row(v.name, f, "mean_rate_pps", _mean_rate(res, f, 4.0, 8.0), "Interests/s"))
         out.append(row(v.name, f, "mean_rate_late_pps", _mean_rate(res, f, *LATE_S), "Interests/s"))
     out.append(row(v.name, "C1", "mean_rate_alone_pps", _mean_rate(res, "C1", 1.5, 3.0), "Interests/s"))
