@@ -56,25 +56,39 @@ def _smoothing(on: bool) -> tuple[str, ...]:
 #: same; only the way the accepted ones reach R1 differs. (The seed's consumer sends "all the
 #: queued Interest packets" at the tick; its text does not say how they leave the node.)
 PACED = tuple(f'links.{c}-R1.interest_shaper_ab={{depth=10000000, data_size="1250B"}}' for c in FLOWS)
+#: Sensitivity: the consumer's 200-deep bucket read as the routers' are, a leaky bucket on the
+#: consumer's face that drains at the access link's Data rate (1,000 Interests/s), refuses an
+#: Interest finding 200 in it, and whose fill the consumer's own MIRCC reads as q(t); instead of a
+#: policer that passes the first 200 of each release and is empty again at the next. (The seed:
+#: "The depth of a token bucket for policing the Interest packets is set to 200 packets in
+#: consumers and routers", and "the leaky bucket size is used as q(t)".) Refused Interests are
+#: counted as sent and lost either way. The bucket's drain also paces what it lets through.
+FACE_BUCKET = tuple(f"apps.{c}.interest_bucket=10000000" for c in FLOWS) + tuple(
+    f'links.{c}-R1.interest_shaper_ab={{depth=200, data_size="1250B"}}' for c in FLOWS
+)
 
 
-def _name(ms: int, smoothing: bool, phased: bool = False, paced: bool = False) -> str:
+def _name(ms: int, smoothing: bool, phased: bool = False, paced: bool = False, bucket: bool = False) -> str:
     how = "smoothing" if smoothing else "original"
-    return f"tick={ms}ms,{how}{',phased' if phased else ''}{',paced' if paced else ''}"
+    tail = (",phased" if phased else "") + (",paced" if paced else "") + (",face-bucket" if bucket else "")
+    return f"tick={ms}ms,{how}{tail}"
 
 
-def _main_variants(phased: bool = False, paced: bool = False) -> list[Variant]:
+def _main_variants(phased: bool = False, paced: bool = False, bucket: bool = False) -> list[Variant]:
     out = []
     for smoothing in (False, True):
         for ms in TICKS_MS:
             c1, c2 = PAPER_LOSS[(ms, smoothing)]
             clocks = "each node's clock at a random phase" if phased else "all clocks aligned"
             releases = ", releases paced at 1,000 Interests/s" if paced else ""
+            if bucket:
+                releases += ", the consumer's bucket a leaky bucket on its face"
+            extra = (PACED if paced else ()) + (FACE_BUCKET if bucket else ())
             out.append(
                 Variant(
-                    _name(ms, smoothing, phased, paced),
+                    _name(ms, smoothing, phased, paced, bucket),
                     SCENARIO,
-                    _tick(ms, phased) + _smoothing(smoothing) + (PACED if paced else ()),
+                    _tick(ms, phased) + _smoothing(smoothing) + extra,
                     {("C1", "loss_rate"): c1, ("C2", "loss_rate"): c2},
                     f"MIRCC, {ms} ms clock tick, {'with' if smoothing else 'without'} smoothing, "
                     f"{clocks}{releases}",
@@ -131,10 +145,12 @@ INITIAL = [
     for ms, smoothing in ((100, False), (500, True))
 ]
 
-SEED_CASES = _main_variants() + _main_variants(phased=True) + _main_variants(paced=True)
+SEED_CASES = (
+    _main_variants() + _main_variants(phased=True) + _main_variants(paced=True) + _main_variants(bucket=True)
+)
 VARIANTS = SEED_CASES + SENSITIVITY + INITIAL + BASELINE
-#: The seed's cases, with clocks aligned, at random phases and with paced releases, whose 100 ms
-#: bins are read as rows.
+#: The seed's cases, with clocks aligned, at random phases, with paced releases and with the
+#: consumer's bucket on its face, whose 100 ms bins are read as rows.
 BINNED = frozenset(v.name for v in SEED_CASES)
 #: Per-Interest RTT samples, to put each Data back in the 100 ms bin its Interest was sent in
 #: (recording them changes no result).
@@ -602,7 +618,8 @@ def notes(rows: list[dict]) -> Notes:
     nt.plain("")
     nt.plain(
         "Variants: `tick=T,original|smoothing` for the seed's cases; `…,phased` each node's clock at its "
-        "own phase; `…,paced` releases paced at the access link's rate; `…,beta=b` fixed-beta "
+        "own phase; `…,paced` releases paced at the access link's rate; `…,face-bucket` the consumer's "
+        "bucket a leaky bucket on its face, read as q(t) by its own MIRCC; `…,beta=b` fixed-beta "
         "sensitivity; `…,initial=600` consumers starting at 600 Interests/s; `…,interest-limit` the "
         "baseline."
     )
