@@ -529,9 +529,9 @@ def notes(rows: list[dict]) -> Notes:
             f"  At {ms} ms, {n(name, 'policed_share', 'C1')} / {n(name, 'policed_share', 'C2')} of all "
             "Interests "
             "were refused by the consumer's own bucket and never reached the network: counted as sent, they "
-            "make "
-            "up most of the loss rate, so the bucket's depth (an assumption) decides the gap to the seed "
-            "here.",
+            "make up most of the loss rate; R1's shaper loses another "
+            f"{n(name, 'network_loss_share', 'C1')} / {n(name, 'network_loss_share', 'C2')} (see `…,paced` "
+            "below).",
             Check((name, "C1", "policed_share"), ">=", loss(ms, False), 0.5),
             Check((name, "C2", "policed_share"), ">=", loss(ms, False, "C2"), 0.5),
             otherwise=f"  At {ms} ms, {n(name, 'policed_share', 'C1')} / {n(name, 'policed_share', 'C2')} of "
@@ -541,6 +541,7 @@ def notes(rows: list[dict]) -> Notes:
     _paced_notes(nt)
     halved = [Check(loss(ms, True, f), "<=", loss(ms, False, f), 0.5) for ms in (500, 750) for f in FLOWS]
     s100 = _name(100, True)
+    s100p, o100p = _name(100, True, paced=True), _name(100, False, paced=True)
     nt.say(
         f"- **Smoothing, loss by tick**: {losses(True)}. Smoothing cuts the 500 and 750 ms losses to half or "
         "less, "
@@ -552,9 +553,19 @@ def notes(rows: list[dict]) -> Notes:
     )
     nt.say(
         f"  At 100 ms C1 alone reaches only {n(s100, 'mean_rate_alone_pps', 'C1')}/s with smoothing "
-        f"({n(o100, 'mean_rate_alone_pps', 'C1')}/s without): releases triggered by Data fall into different "
-        "router intervals than the ticks, so y(t) fluctuates and R(t) oscillates.",
+        f"({n(o100, 'mean_rate_alone_pps', 'C1')}/s without): its Interests reach R2 in bunches faster than "
+        "R2's shaper towards P1 drains, and R2's stamp falls as low as "
+        f"{n(s100, 'min_rate_alone_pps', 'C1')}/s "
+        f"(without smoothing {n(o100, 'min_rate_alone_pps', 'C1')}/s). "
+        f"Paced at the access link's rate, C1 alone sends {n(s100p, 'mean_rate_alone_pps', 'C1')}/s with "
+        f"smoothing and {n(o100p, 'mean_rate_alone_pps', 'C1')}/s without.",
         Check((s100, "C1", "mean_rate_alone_pps"), "<", (o100, "C1", "mean_rate_alone_pps"), 0.9),
+        Check((s100, "C1", "min_rate_alone_pps"), "<", (o100, "C1", "min_rate_alone_pps"), 0.75),
+        Check((s100p, "C1", "mean_rate_alone_pps"), ">=", (o100p, "C1", "mean_rate_alone_pps"), 0.85),
+        otherwise=f"  At 100 ms C1 alone sends {n(s100, 'mean_rate_alone_pps', 'C1')}/s with smoothing "
+        f"({n(o100, 'mean_rate_alone_pps', 'C1')}/s without); paced at the access link's rate "
+        f"{n(s100p, 'mean_rate_alone_pps', 'C1')}/s with smoothing and "
+        f"{n(o100p, 'mean_rate_alone_pps', 'C1')}/s without.",
     )
     betas = (0.0, 0.25, 0.5, 1.0, 2.0)
     bname = [f"tick=100ms,original,beta={b}" for b in betas]
