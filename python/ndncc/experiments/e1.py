@@ -50,23 +50,48 @@ def _smoothing(on: bool) -> tuple[str, ...]:
     return tuple(f"apps.{c}.smoothing={'true' if on else 'false'}" for c in FLOWS)
 
 
-def _name(ms: int, smoothing: bool, phased: bool = False) -> str:
-    return f"tick={ms}ms,{'smoothing' if smoothing else 'original'}{',phased' if phased else ''}"
+#: Sensitivity: each release leaves the consumer at its access link's Data rate (10 Mbps / 1,250 B
+#: = 1,000 Interests/s) through a deep Interest shaper on the consumer's face, instead of all in
+#: one instant. The consumer's 200-deep policer is unchanged, so the Interests it refuses are the
+#: same; only the way the accepted ones reach R1 differs. (The seed's consumer sends "all the
+#: queued Interest packets" at the tick; its text does not say how they leave the node.)
+PACED = tuple(f'links.{c}-R1.interest_shaper_ab={{depth=10000000, data_size="1250B"}}' for c in FLOWS)
+#: Sensitivity: the consumer's 200-deep bucket read as the routers' are, a leaky bucket on the
+#: consumer's face that drains at the access link's Data rate (1,000 Interests/s), refuses an
+#: Interest finding 200 in it, and whose fill the consumer's own MIRCC reads as q(t); instead of a
+#: policer that passes the first 200 of each release and is empty again at the next. (The seed:
+#: "The depth of a token bucket for policing the Interest packets is set to 200 packets in
+#: consumers and routers", and "the leaky bucket size is used as q(t)".) Refused Interests are
+#: counted as sent and lost either way. The bucket's drain also paces what it lets through.
+FACE_BUCKET = tuple(f"apps.{c}.interest_bucket=10000000" for c in FLOWS) + tuple(
+    f'links.{c}-R1.interest_shaper_ab={{depth=200, data_size="1250B"}}' for c in FLOWS
+)
 
 
-def _main_variants(phased: bool = False) -> list[Variant]:
+def _name(ms: int, smoothing: bool, phased: bool = False, paced: bool = False, bucket: bool = False) -> str:
+    how = "smoothing" if smoothing else "original"
+    tail = (",phased" if phased else "") + (",paced" if paced else "") + (",face-bucket" if bucket else "")
+    return f"tick={ms}ms,{how}{tail}"
+
+
+def _main_variants(phased: bool = False, paced: bool = False, bucket: bool = False) -> list[Variant]:
     out = []
     for smoothing in (False, True):
         for ms in TICKS_MS:
             c1, c2 = PAPER_LOSS[(ms, smoothing)]
             clocks = "each node's clock at a random phase" if phased else "all clocks aligned"
+            releases = ", releases paced at 1,000 Interests/s" if paced else ""
+            if bucket:
+                releases += ", the consumer's bucket a leaky bucket on its face"
+            extra = (PACED if paced else ()) + (FACE_BUCKET if bucket else ())
             out.append(
                 Variant(
-                    _name(ms, smoothing, phased),
+                    _name(ms, smoothing, phased, paced, bucket),
                     SCENARIO,
-                    _tick(ms, phased) + _smoothing(smoothing),
+                    _tick(ms, phased) + _smoothing(smoothing) + extra,
                     {("C1", "loss_rate"): c1, ("C2", "loss_rate"): c2},
-                    f"MIRCC, {ms} ms clock tick, {'with' if smoothing else 'without'} smoothing, {clocks}",
+                    f"MIRCC, {ms} ms clock tick, {'with' if smoothing else 'without'} smoothing, "
+                    f"{clocks}{releases}",
                 )
             )
     return out
@@ -100,9 +125,33 @@ BASELINE = [
     for ms, s in ((100, False), (500, False), (500, True))
 ]
 
-VARIANTS = _main_variants() + _main_variants(phased=True) + SENSITIVITY + BASELINE
-#: The seed's cases, with clocks aligned and at random phases, whose 100 ms bins are read as rows.
-BINNED = frozenset(v.name for v in _main_variants() + _main_variants(phased=True))
+#: Sensitivity: both consumers start at 600 Interests/s instead of 100/s before their first stamp
+#: (the seed does not give the initial rate).
+INITIAL_RATE = 600.0
+
+
+def _initial_rate(pps: float) -> tuple[str, ...]:
+    return tuple(f"apps.{c}.rate.initial_rate={pps}" for c in FLOWS)
+
+
+INITIAL = [
+    Variant(
+        f"{_name(ms, smoothing)},initial={INITIAL_RATE:g}",
+        SCENARIO,
+        _tick(ms) + _smoothing(smoothing) + _initial_rate(INITIAL_RATE),
+        {},
+        f"MIRCC, consumers starting at {INITIAL_RATE:g} Interests/s",
+    )
+    for ms, smoothing in ((100, False), (500, True))
+]
+
+SEED_CASES = (
+    _main_variants() + _main_variants(phased=True) + _main_variants(paced=True) + _main_variants(bucket=True)
+)
+VARIANTS = SEED_CASES + SENSITIVITY + INITIAL + BASELINE
+#: The seed's cases, with clocks aligned, at random phases, with paced releases and with the
+#: consumer's bucket on its face, whose 100 ms bins are read as rows.
+BINNED = frozenset(v.name for v in SEED_CASES)
 #: Per-Interest RTT samples, to put each Data back in the 100 ms bin its Interest was sent in
 #: (recording them changes no result).
 RECORD_EVENTS = ("record.events=true",)
@@ -117,6 +166,12 @@ AFTER_C2_START_S = (C2_START_S, 5.5)
 SHARED_RATE_PPS, NEAR, RATE_WINDOW_BINS = 600.0, 0.15, 5
 #: Half way from 1,000 packets/sec (alone) to 600 (shared): the "shift" of the sending rate.
 HALF_WAY_PPS = 800.0
+#: After the seed's transition window, up to C2's stop: the seed reports no losses here at 100 and
+#: 250 ms ("in other time frames, all Data packets are delivered"; at 250 ms losses "between 4 sec
+#: and 5.5 sec").
+SETTLED_S = (AFTER_C2_START_S[1], C2_STOP_S)
+#: The last second both flows send: where the shared rate has settled even at 750 ms.
+LATE_S = (C2_STOP_S - 1.0, C2_STOP_S)
 
 # As the full run: the simulation lasts 1 s beyond the last stop, so the last Data arrive.
 QUICK = ("simulation.duration=5s", "apps.C1.stop=4s", "apps.C2.start=2s", "apps.C2.stop=3.5s")
@@ -137,6 +192,13 @@ def _mean_rate(res: Result, flow: str, t0: float, t1: float) -> Optional[float]:
     at = {round(t, 6): v for t, v in zip(s["t"].to_list(), s["value"].to_list())}
     a, b = at.get(round(t0, 6)), at.get(round(t1, 6))
     return None if a is None or b is None else (b - a) / (t1 - t0)
+
+
+def _min_rate(res: Result, flow: str, t0: float, t1: float) -> Optional[float]:
+    """The lowest rate the consumer followed (the stamp in force) in the 100 ms samples of
+    [t0, t1]."""
+    s = res.series(metric="rate", entity=flow).filter((pl.col("t") >= t0 - 1e-9) & (pl.col("t") <= t1 + 1e-9))
+    return float(s["value"].min()) if s.height else None
 
 
 def _loss_bins(res: Result, flow: str) -> pl.DataFrame:
@@ -217,6 +279,11 @@ def _bin_rows(res: Result, v: Variant) -> list[dict]:
         )
     )
     out.append(row(v.name, "all", "full_loss_bins", full, "bins"))
+    for f in FLOWS:
+        settled = _within(_loss_bins(res, f), *SETTLED_S)
+        sent = float(settled["sent"].sum())
+        loss = 1.0 - float(settled["answered"].sum()) / sent if sent else None
+        out.append(row(v.name, f, "loss_rate_settled", loss, "ratio"))
     near_shared = SHARED_RATE_PPS * (1.0 + NEAR)
     out.append(row(v.name, "C1", "time_to_shared_rate_s", _time_to_rate(res, "C1", near_shared), "s"))
     out.append(row(v.name, "C1", "time_to_half_way_s", _time_to_rate(res, "C1", HALF_WAY_PPS), "s"))
@@ -238,8 +305,18 @@ def _derived(res: Result, v: Variant) -> list[dict]:
         sent, policed = summary_value(res, f, "interests_sent"), summary_value(res, f, "policed")
         share = policed / sent if sent and policed is not None else None
         out.append(row(v.name, f, "policed_share", share, "ratio"))
+        # The rest of the loss: Interests that left the consumer and brought no Data back.
+        net = max(0.0, loss - share) if loss is not None and share is not None else None
+        out.append(row(v.name, f, "network_loss_share", net, "ratio"))
+        # The other reading of "sent": only the Interests the bucket let through.
+        received = summary_value(res, f, "data_received")
+        passed = sent - policed if sent is not None and policed is not None else None
+        past = 1.0 - received / passed if passed and received is not None else None
+        out.append(row(v.name, f, "loss_rate_past_bucket", past, "ratio"))
         out.append(row(v.name, f, "mean_rate_pps", _mean_rate(res, f, 4.0, 8.0), "Interests/s"))
+        out.append(row(v.name, f, "mean_rate_late_pps", _mean_rate(res, f, *LATE_S), "Interests/s"))
     out.append(row(v.name, "C1", "mean_rate_alone_pps", _mean_rate(res, "C1", 1.5, 3.0), "Interests/s"))
+    out.append(row(v.name, "C1", "min_rate_alone_pps", _min_rate(res, "C1", 1.5, 3.0), "Interests/s"))
     return out
 
 
@@ -350,6 +427,39 @@ def _phase_notes(nt: Notes) -> None:
     )
 
 
+def _paced_notes(nt: Notes) -> None:
+    """Where the original's network losses come from: whole releases reaching R1 at once."""
+    n = nt.n
+    o250, p250 = _name(250, False), _name(250, False, paced=True)
+    settled = (
+        f"  With each release paced at the access link's 1,000 Interests/s (`…,paced`; the policer "
+        f"unchanged), the loss over 5.5–8 s at 250 ms is {n(p250, 'loss_rate_settled', 'C1')} / "
+        f"{n(p250, 'loss_rate_settled', 'C2')} (aligned, released at once: "
+        f"{n(o250, 'loss_rate_settled', 'C1')} / {n(o250, 'loss_rate_settled', 'C2')}): both consumers' "
+        "whole releases reaching R1's 200-deep shaper together make the shared phase lose"
+    )
+    nt.say(
+        f"{settled}, where the seed reports losses only up to 5.5 s.",
+        *[Check((p250, f, "loss_rate_settled"), "<", (o250, f, "loss_rate_settled"), 0.5) for f in FLOWS],
+        otherwise=f"{settled} about as much either way.",
+    )
+    cells = "; ".join(
+        f"{ms} ms: {n(_name(ms, False, paced=True), 'network_loss_share', 'C1')} / "
+        f"{n(_name(ms, False, paced=True), 'network_loss_share', 'C2')}"
+        for ms in (500, 750)
+    )
+    nt.say(
+        f"  Paced, the share lost in the network without smoothing is {cells}: all that is left is the "
+        "bucket's refusals.",
+        *[
+            Check((_name(ms, False, paced=True), f, "network_loss_share"), "<=", 0.01)
+            for ms in (500, 750)
+            for f in FLOWS
+        ],
+        otherwise=f"  Paced, the share lost in the network without smoothing is {cells}.",
+    )
+
+
 def notes(rows: list[dict]) -> Notes:
     """The discussion on the report page: each statement checked on this run's rows."""
     nt = Notes(rows)
@@ -419,17 +529,19 @@ def notes(rows: list[dict]) -> Notes:
             f"  At {ms} ms, {n(name, 'policed_share', 'C1')} / {n(name, 'policed_share', 'C2')} of all "
             "Interests "
             "were refused by the consumer's own bucket and never reached the network: counted as sent, they "
-            "make "
-            "up most of the loss rate, so the bucket's depth (an assumption) decides the gap to the seed "
-            "here.",
+            "make up most of the loss rate; R1's shaper loses another "
+            f"{n(name, 'network_loss_share', 'C1')} / {n(name, 'network_loss_share', 'C2')} (see `…,paced` "
+            "below).",
             Check((name, "C1", "policed_share"), ">=", loss(ms, False), 0.5),
             Check((name, "C2", "policed_share"), ">=", loss(ms, False, "C2"), 0.5),
             otherwise=f"  At {ms} ms, {n(name, 'policed_share', 'C1')} / {n(name, 'policed_share', 'C2')} of "
             "all "
             "Interests were refused by the consumer's own bucket (counted as sent and lost).",
         )
+    _paced_notes(nt)
     halved = [Check(loss(ms, True, f), "<=", loss(ms, False, f), 0.5) for ms in (500, 750) for f in FLOWS]
     s100 = _name(100, True)
+    s100p, o100p = _name(100, True, paced=True), _name(100, False, paced=True)
     nt.say(
         f"- **Smoothing, loss by tick**: {losses(True)}. Smoothing cuts the 500 and 750 ms losses to half or "
         "less, "
@@ -441,9 +553,19 @@ def notes(rows: list[dict]) -> Notes:
     )
     nt.say(
         f"  At 100 ms C1 alone reaches only {n(s100, 'mean_rate_alone_pps', 'C1')}/s with smoothing "
-        f"({n(o100, 'mean_rate_alone_pps', 'C1')}/s without): releases triggered by Data fall into different "
-        "router intervals than the ticks, so y(t) fluctuates and R(t) oscillates.",
+        f"({n(o100, 'mean_rate_alone_pps', 'C1')}/s without): its Interests reach R2 in bunches faster than "
+        "R2's shaper towards P1 drains, and R2's stamp falls as low as "
+        f"{n(s100, 'min_rate_alone_pps', 'C1')}/s "
+        f"(without smoothing {n(o100, 'min_rate_alone_pps', 'C1')}/s). "
+        f"Paced at the access link's rate, C1 alone sends {n(s100p, 'mean_rate_alone_pps', 'C1')}/s with "
+        f"smoothing and {n(o100p, 'mean_rate_alone_pps', 'C1')}/s without.",
         Check((s100, "C1", "mean_rate_alone_pps"), "<", (o100, "C1", "mean_rate_alone_pps"), 0.9),
+        Check((s100, "C1", "min_rate_alone_pps"), "<", (o100, "C1", "min_rate_alone_pps"), 0.75),
+        Check((s100p, "C1", "mean_rate_alone_pps"), ">=", (o100p, "C1", "mean_rate_alone_pps"), 0.85),
+        otherwise=f"  At 100 ms C1 alone sends {n(s100, 'mean_rate_alone_pps', 'C1')}/s with smoothing "
+        f"({n(o100, 'mean_rate_alone_pps', 'C1')}/s without); paced at the access link's rate "
+        f"{n(s100p, 'mean_rate_alone_pps', 'C1')}/s with smoothing and "
+        f"{n(o100p, 'mean_rate_alone_pps', 'C1')}/s without.",
     )
     betas = (0.0, 0.25, 0.5, 1.0, 2.0)
     bname = [f"tick=100ms,original,beta={b}" for b in betas]
@@ -506,7 +628,10 @@ def notes(rows: list[dict]) -> Notes:
     )
     nt.plain("")
     nt.plain(
-        "Variants: `tick=T,original|smoothing` for the seed's cases; `…,beta=b` fixed-beta sensitivity; "
-        "`…,interest-limit` the baseline."
+        "Variants: `tick=T,original|smoothing` for the seed's cases; `…,phased` each node's clock at its "
+        "own phase; `…,paced` releases paced at the access link's rate; `…,face-bucket` the consumer's "
+        "bucket a leaky bucket on its face, read as q(t) by its own MIRCC; `…,beta=b` fixed-beta "
+        "sensitivity; `…,initial=600` consumers starting at 600 Interests/s; `…,interest-limit` the "
+        "baseline."
     )
     return nt
