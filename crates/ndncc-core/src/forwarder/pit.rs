@@ -354,10 +354,15 @@ impl Pit {
     /// keeps the record of its current expiry).
     #[inline(never)]
     fn drop_stale_records(&mut self) {
+        /// Whether the record (`t`, `n`) is the current one of a live entry. Inline in both
+        /// loops: as a call of its own it was half the cost of a record.
+        #[inline(always)]
+        fn live(index: &PitIndex, slots: &[Option<PitEntry>], t: SimTime, n: &Name) -> bool {
+            index.get(n).and_then(|i| slots[i].as_ref()).is_some_and(|e| e.expiry == t)
+        }
         let (index, slots) = (&self.index, &self.slots);
-        let live = |t: &SimTime, n: &Name| index.get(n).and_then(|i| slots[i].as_ref()).is_some_and(|e| e.expiry == *t);
-        self.in_order.retain(|(t, n)| live(t, n));
-        self.out_of_order.retain(|Reverse((t, n))| live(t, n));
+        self.in_order.retain(|(t, n)| live(index, slots, *t, n));
+        self.out_of_order.retain(|Reverse((t, n))| live(index, slots, *t, n));
     }
     pub fn len(&self) -> usize {
         self.index.len()
