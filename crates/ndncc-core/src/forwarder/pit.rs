@@ -332,8 +332,9 @@ impl Pit {
         }
         self.slots[i].take()
     }
-    /// Record that `name`'s entry now expires at `at` (after a refresh).
-    #[inline]
+    /// Record that `name`'s entry now expires at `at` (after a refresh). Always inline: every
+    /// new entry notes its expiry, and as a call it paid a frame for a push.
+    #[inline(always)]
     pub fn note_expiry(&mut self, name: Name, at: SimTime) {
         if self.in_order.back().is_none_or(|(t, _)| *t <= at) {
             self.in_order.push_back((at, name));
