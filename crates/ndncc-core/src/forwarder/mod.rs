@@ -4,6 +4,7 @@
 pub mod cs;
 pub mod fib;
 pub mod pit;
+pub mod pit_hash;
 pub mod pit_index;
 pub mod strategy;
 

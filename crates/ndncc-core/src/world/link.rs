@@ -245,6 +245,10 @@ impl Engine {
         self.kick_shaper(net, face);
     }
 
+    /// Always inline: every packet sent on a link passes here from `send_on_face`, and as a
+    /// call of its own it cost each hop a frame and six saved registers (dumbbell-1: 31
+    /// instructions a hop, 1.7%).
+    #[inline(always)]
     fn enqueue_for_tx(&mut self, net: &mut Network, face: FaceId, packet: &mut Packet) {
         let now = self.now();
         // Stamped here as well as by the built-in disciplines, so sojourn times are right

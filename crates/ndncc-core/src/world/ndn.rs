@@ -156,7 +156,7 @@ fn on_interest(
     let mut out = FaceList::new();
     {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.get().choose(&mut ctx, &InterestEvent { interest: pkt, in_face, fib_entry: fe, nexthops }, &mut out);
+        n.strategy.choose(&mut ctx, &InterestEvent { interest: pkt, in_face, fib_entry: fe, nexthops }, &mut out);
     }
     if out.is_empty() {
         no_route(net, fx, node, in_face, pkt);
@@ -185,7 +185,8 @@ fn no_route(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: Fac
 }
 
 /// Send an Interest on `out_face` after the router modules have seen it; `at` is its PIT
-/// entry.
+/// entry. Always inline: every forwarded Interest passes here, and as a call it paid a frame.
+#[inline(always)]
 fn forward_interest(
     net: &mut Network,
     fx: &mut impl Effects,
@@ -234,7 +235,7 @@ fn forward_interest(
     }
     let mark_entry = {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.get().after_send_interest(&mut ctx, out_face, p)
+        n.strategy.after_send_interest(&mut ctx, out_face, p)
     };
     if mark_entry {
         if let Some(e) = at.and_then(|r| n.pit.at_mut(r)) {
@@ -289,7 +290,7 @@ fn on_data(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: Face
     let n = &mut net.nodes[node.idx()];
     {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.get().on_data(&mut ctx, &DataEvent { data, from: in_face, fib_entry: entry.fib_entry });
+        n.strategy.on_data(&mut ctx, &DataEvent { data, from: in_face, fib_entry: entry.fib_entry });
     }
     if let Some(cs) = n.cs.as_mut() {
         cs.insert(data, now);
@@ -439,7 +440,7 @@ fn expire_entry(net: &mut Network, fx: &mut impl Effects, node: NodeId, e: &PitE
         }
     }
     let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-    n.strategy.get().on_pit_expired(&mut ctx, &ExpiryEvent { out_faces: &out_faces, fib_entry: e.fib_entry });
+    n.strategy.on_pit_expired(&mut ctx, &ExpiryEvent { out_faces: &out_faces, fib_entry: e.fib_entry });
 }
 
 /// The forwarder on a network alone: no engine, no event queue. The sink records what the

@@ -157,11 +157,15 @@ impl InFlight {
     /// Put `o` in the window, or among the stragglers when it belongs below them or far below
     /// the window.
     fn place(&mut self, seq: u64, o: Outstanding) {
-        if let Some(old) = self.stragglers.get_mut(&seq) {
-            *old = o;
-            return;
-        }
+        // Above the last straggler (nearly every new Interest) `seq` is none of them, and the
+        // search for it is skipped.
         let above_stragglers = self.stragglers.last_key_value().is_none_or(|(&last, _)| seq > last);
+        if !above_stragglers {
+            if let Some(old) = self.stragglers.get_mut(&seq) {
+                *old = o;
+                return;
+            }
+        }
         if self.slots.is_empty() {
             if !above_stragglers {
                 self.stragglers.insert(seq, o);

@@ -130,6 +130,20 @@ impl UpstreamMarking {
     }
 }
 
+/// `$call` with `$s` bound to the strategy of `$any` (an `&mut AnyStrategy`) as its own type.
+macro_rules! dispatch {
+    ($any:expr, $s:ident => $call:expr) => {
+        match $any {
+            AnyStrategy::BestRoute($s) => $call,
+            AnyStrategy::Multicast($s) => $call,
+            AnyStrategy::Pcon($s) => $call,
+            AnyStrategy::Pi($s) => $call,
+            AnyStrategy::Cf($s) => $call,
+            AnyStrategy::Custom($s) => $call,
+        }
+    };
+}
+
 /// A node's strategy: best route (which keeps no state) by value, the others boxed. Every
 /// node has one, and most of a large world's run best route: inline, the largest built-in
 /// (PCON's, 104 bytes) made every node's strategy that large.
@@ -158,6 +172,25 @@ impl AnyStrategy {
             AnyStrategy::Cf(s) => s.as_ref(),
             AnyStrategy::Custom(s) => s.as_ref(),
         }
+    }
+    /// The hooks every packet calls, on the strategy as its own type: a built-in's hook is a
+    /// direct call, inlined where it is small (best route's are a few instructions), where
+    /// through `get` each is a call through a table on the path of every packet.
+    #[inline]
+    pub fn choose(&mut self, ctx: &mut StrategyCtx, ev: &InterestEvent, out: &mut FaceList) {
+        dispatch!(self, s => s.choose(ctx, ev, out))
+    }
+    #[inline]
+    pub fn on_data(&mut self, ctx: &mut StrategyCtx, ev: &DataEvent) {
+        dispatch!(self, s => s.on_data(ctx, ev))
+    }
+    #[inline]
+    pub fn after_send_interest(&mut self, ctx: &mut StrategyCtx, face: FaceId, interest: &Packet) -> bool {
+        dispatch!(self, s => s.after_send_interest(ctx, face, interest))
+    }
+    #[inline]
+    pub fn on_pit_expired(&mut self, ctx: &mut StrategyCtx, ev: &ExpiryEvent) {
+        dispatch!(self, s => s.on_pit_expired(ctx, ev))
     }
     #[inline]
     pub fn get(&mut self) -> &mut dyn Strategy {
