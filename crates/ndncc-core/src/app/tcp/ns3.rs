@@ -97,6 +97,7 @@ enum CongState {
 /// A `TcpTxItem` of the sent list: one segment sent and not yet acknowledged.
 #[derive(Clone, Copy, Debug)]
 struct Item {
+    start: u64,
     len: u32,
     lost: bool,
     sacked: bool,
@@ -128,13 +129,9 @@ impl Scoreboard {
     }
 
     fn push(&mut self, len: u32) {
-        self.items.push_back(Item { len, lost: false, sacked: false, retrans: false });
+        let start = self.high_tx();
+        self.items.push_back(Item { start, len, lost: false, sacked: false, retrans: false });
         self.sent += u64::from(len);
-    }
-
-    /// Where item `i` starts.
-    fn start_of(&self, i: usize) -> u64 {
-        self.head + self.items.iter().take(i).map(|it| u64::from(it.len)).sum::<u64>()
     }
 
     /// `DiscardUpTo`: drop the items `ack` covers (whole segments only: the receiver
@@ -176,12 +173,10 @@ impl Scoreboard {
     /// `AddRenoSack`: a duplicate ACK means one segment left the network; guess it is the
     /// first one after the head not yet marked.
     fn add_reno_sack(&mut self) {
-        if let Some(i) = (1..self.items.len()).find(|&i| !self.items[i].sacked) {
-            let start = self.start_of(i);
-            let it = &mut self.items[i];
+        if let Some(it) = self.items.iter_mut().skip(1).find(|it| !it.sacked) {
             it.sacked = true;
             self.sacked += u64::from(it.len);
-            self.highest_sack = Some(start);
+            self.highest_sack = Some(it.start);
         }
     }
 
@@ -223,23 +218,18 @@ impl Scoreboard {
         if self.highest_sack.is_none_or(|h| seq >= h) {
             return false;
         }
-        let mut start = self.head;
-        for it in &self.items {
-            if start >= seq {
-                if it.lost {
-                    return true;
-                }
-                if it.sacked {
-                    return false;
-                }
-            }
-            start += u64::from(it.len);
+        match self.items.iter().find(|it| it.start >= seq && (it.lost || it.sacked)) {
+            Some(it) => it.lost,
+            None => false,
         }
-        false
     }
 
     /// `NextSeg` rule 1 without SACK: the first item marked lost, not sacked, not resent.
     fn first_lost(&self) -> Option<usize> {
+        if self.lost == 0 {
+            // Nothing is marked lost (nearly always outside recovery): no need to look.
+            return None;
+        }
         self.items.iter().position(|it| it.lost && !it.sacked && !it.retrans)
     }
 
@@ -391,8 +381,7 @@ impl Ns3TcpSender {
 
     /// Resend item `i` of the sent list.
     fn resend(&mut self, ctx: &mut AppCtx, i: usize) {
-        let seq = self.board.start_of(i);
-        let len = self.board.items[i].len;
+        let Item { start: seq, len, .. } = self.board.items[i];
         self.board.mark_resent(i);
         self.send_segment(ctx, seq, len, true);
     }
@@ -415,7 +404,7 @@ impl Ns3TcpSender {
             }
             let high = self.board.high_tx();
             let (seq, lost) = match self.board.first_lost() {
-                Some(i) => (self.board.start_of(i), Some(i)),
+                Some(i) => (self.board.items[i].start, Some(i)),
                 None if self.end.is_none_or(|e| high < e) => (high, None),
                 None => break,
             };
