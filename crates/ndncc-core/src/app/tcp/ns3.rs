@@ -139,11 +139,11 @@ impl Scoreboard {
     /// on and the head is marked lost.
     fn discard_up_to(&mut self, ack: u64) {
         while let Some(first) = self.items.front().copied() {
-            let end = self.head + u64::from(first.len);
+            let len = u64::from(first.len);
+            let end = first.start + len;
             if end > ack {
                 break;
             }
-            let len = u64::from(first.len);
             self.sent -= len;
             if first.sacked {
                 self.sacked -= len;
@@ -218,10 +218,7 @@ impl Scoreboard {
         if self.highest_sack.is_none_or(|h| seq >= h) {
             return false;
         }
-        match self.items.iter().find(|it| it.start >= seq && (it.lost || it.sacked)) {
-            Some(it) => it.lost,
-            None => false,
-        }
+        self.items.iter().find(|it| it.start >= seq && (it.lost || it.sacked)).is_some_and(|it| it.lost)
     }
 
     /// `NextSeg` rule 1 without SACK: the first item marked lost, not sacked, not resent.
