@@ -97,6 +97,17 @@ impl Histogram {
         self.sum_ns += u128::from(v);
     }
 
+    /// Add `k` samples of zero at once: the same histogram as `k` calls of `record` with zero
+    /// (zeros are counted apart, so where they were recorded among the others does not matter).
+    pub fn add_zeros(&mut self, k: u64) {
+        if k == 0 {
+            return;
+        }
+        self.zeros += k;
+        self.min_ns = 0;
+        self.n += k;
+    }
+
     /// Extend `buckets` to cover bucket `b`; its index in `buckets`.
     #[cold]
     fn make_room(&mut self, b: usize) -> usize {
@@ -247,6 +258,30 @@ mod tests {
         assert_eq!(h.mean_s(), Some(0.213 / 6.0));
         // The buckets span 3 to 90 ms only: about five octaves of 128.
         assert!(h.buckets.len() < 6 * 128, "{} buckets", h.buckets.len());
+    }
+
+    proptest::proptest! {
+        /// Zeros added at once give the histogram the same zeros recorded one by one among the
+        /// other samples would: the probes of faces add the zeros of packets that waited for
+        /// nothing as the summary is made.
+        #[test]
+        fn zeros_added_at_once_are_zeros_recorded_one_by_one(
+            samples in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0u64), 1u64..5_000_000_000], 0..60),
+        ) {
+            let (mut each, mut at_once) = (Histogram::new(), Histogram::new());
+            for &v in &samples {
+                each.record(SimDuration::from_nanos(v));
+                if v > 0 {
+                    at_once.record(SimDuration::from_nanos(v));
+                }
+            }
+            at_once.add_zeros(samples.iter().filter(|&&v| v == 0).count() as u64);
+            let fields = |h: &Histogram| {
+                let buckets: Vec<(u64, u64)> = h.buckets.iter().map(|&(c, s)| (c, s.to_bits())).collect();
+                (buckets, h.first, h.zeros, h.n, h.sum_ns, h.min_ns, h.max_ns)
+            };
+            proptest::prop_assert_eq!(fields(&each), fields(&at_once));
+        }
     }
 
     #[test]

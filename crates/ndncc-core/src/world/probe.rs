@@ -21,7 +21,7 @@ use crate::histogram::Histogram;
 use crate::ids::{AppId, NameId, NodeId};
 use crate::packet::{Header, McastKind, NdnKind, Packet, Transport};
 use crate::recorder::{SummaryRow, Unit};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// What packets of one flow have in common.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,7 +120,11 @@ impl KeySet {
 
 #[derive(Clone, Debug, Default)]
 struct FaceProbe {
-    /// Time from entering the queue discipline to the start of transmission, per packet sent.
+    /// Time from entering the queue discipline to the start of transmission, per packet sent
+    /// that waited: a packet that found its link idle waited zero, and is not recorded here.
+    /// Every packet sent is counted on its face (`FaceCounters::packets_sent`), so the zeros
+    /// are the difference, added as the summary is made (`sojourn_of`). Most packets of a
+    /// large world wait for nothing on their access links, and this leaves their probe unread.
     sojourn: Histogram,
     /// Flows whose payload this face transmitted.
     data_flows: KeySet,
@@ -152,6 +156,16 @@ pub fn jain_index(xs: &[f64]) -> Option<f64> {
     (xs.len() >= 2 && total > 0.0).then(|| total * total / (xs.len() as f64 * squares))
 }
 
+impl FaceProbe {
+    /// The sojourn times of every packet `face`, whose probe this is, sent: those recorded and
+    /// a zero for each of the others.
+    fn sojourn_of(&self, face: &Face) -> Histogram {
+        let mut h = self.sojourn.clone();
+        h.add_zeros(face.counters.packets_sent.saturating_sub(h.len()));
+        h
+    }
+}
+
 impl Probes {
     /// The probes of `faces` link faces and room for those of `apps` applications, and no
     /// more: grown one at a time, the vectors doubled their capacity, and a face's probe is
@@ -168,7 +182,10 @@ impl Probes {
     #[inline]
     pub(super) fn on_transmit(&mut self, at: u32, now: SimTime, p: &Packet) {
         let probe = &mut self.faces[at as usize];
-        probe.sojourn.record(now.saturating_since(p.enqueued_at));
+        let waited = now.saturating_since(p.enqueued_at);
+        if waited > SimDuration::ZERO {
+            probe.sojourn.record(waited);
+        }
         if carries_payload(p) {
             if let Some(k) = FlowKey::of(p) {
                 probe.data_flows.add(k);
@@ -210,13 +227,14 @@ impl Probes {
         let mut taking: Vec<usize> = Vec::new();
         for f in faces {
             let Some(probe) = f.egress.as_ref().and_then(|eg| self.faces.get(eg.probe as usize)) else { continue };
-            if probe.sojourn.is_empty() {
+            if f.counters.packets_sent == 0 {
                 continue;
             }
+            let sojourn = probe.sojourn_of(f);
             for (metric, q) in SOJOURN_ROWS {
                 let s = match q {
-                    None => probe.sojourn.mean_s(),
-                    Some(q) => probe.sojourn.quantile_s(q),
+                    None => sojourn.mean_s(),
+                    Some(q) => sojourn.quantile_s(q),
                 };
                 if let Some(s) = s {
                     rows.push(SummaryRow::new(&f.name, "face", metric, s * 1e3, Unit::Ms));
@@ -243,6 +261,8 @@ impl Probes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::face::FaceKind;
+    use crate::ids::FaceId;
     use crate::packet::{Ip, Name, Tcp, TcpFlags};
 
     /// Membership, which only the tests ask: the summary goes from flows to their applications
@@ -329,8 +349,22 @@ mod tests {
         p.enqueued_at = SimTime(1_000_000);
         probes.on_transmit(1, SimTime(4_000_000), &p);
         probes.on_transmit(1, SimTime(1_000_000), &p);
-        let h = &probes.faces[1].sojourn;
-        assert_eq!((h.len(), h.mean_s(), h.max_s()), (2, Some(0.0015), Some(0.003)));
+        // The packet that waited for nothing is not recorded: its face counted it as sent.
+        assert_eq!(probes.faces[1].sojourn.len(), 1);
+        let mut face = Face {
+            id: FaceId(1),
+            node: NodeId(0),
+            name: "A->B".into(),
+            kind: FaceKind::App { app: AppId(0) },
+            egress: None,
+            link_service: None,
+            pending_interests: 0,
+            counters: Default::default(),
+            reverse_bandwidth_bps: 0,
+        };
+        face.counters.packets_sent = 2;
+        let h = probes.faces[1].sojourn_of(&face);
+        assert_eq!((h.len(), h.mean_s(), h.max_s(), h.quantile_s(0.5)), (2, Some(0.0015), Some(0.003), Some(0.0)));
         assert!(probes.faces[0].sojourn.is_empty());
     }
 }
