@@ -12,7 +12,7 @@ use crate::packet::Packet;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
 use crate::ring::Ring;
-use crate::rng::SimRng;
+use crate::rng::LazyStream;
 use crate::time::{SimDuration, SimTime};
 
 /// A hidden underlay capacity below an overlay link (seed 004's IP-overlay case): the face
@@ -64,22 +64,12 @@ impl Underlay {
     }
 }
 
-/// The transmit side of one link direction.
+/// The transmit side of one link direction, its fields in declaration order (`repr(C)`): the
+/// flight, which an arrival reads, and the checks every packet sent makes (features that are
+/// mostly off) first, then the transmitter and the queue; the random stream, which only a lossy
+/// link draws from, last.
+#[repr(C)]
 pub struct Egress {
-    pub bandwidth_bps: u64,
-    pub delay: SimDuration,
-    pub loss: LossModel,
-    pub rng: SimRng,
-    pub queue: AnyQueue,
-    /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
-    /// none, and out of line they leave the face small (400 bytes), so more of the faces a
-    /// large topology sends on stay in the cache.
-    pub shaper: Option<Box<TokenBucketShaper>>,
-    /// The transmitter is busy until this time.
-    pub busy_until: SimTime,
-    /// A `TxDone` event is pending.
-    pub tx_wake_pending: bool,
-    pub underlay: Option<Box<Underlay>>,
     /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
     pub in_flight: Ring<(SimTime, u64, Packet)>,
     /// The first this many packets in flight have their `Arrive` in the event queue (the
@@ -89,13 +79,28 @@ pub struct Egress {
     /// its probe is (`world/probe.rs`), so that application faces, which never transmit, have
     /// none.
     pub probe: u32,
-    /// The last serialisation time worked out: (bandwidth, time), and the size it was for
-    /// (a field of its own: in the tuple its padding made room for nothing else).
-    last_tx: (u64, SimDuration),
-    last_tx_size: u32,
     /// What only a link that changes has (a trace, events that set it or take it down): boxed,
     /// so that constant links, nearly all, pay one pointer for it.
     pub dynamics: Option<Box<Dynamics>>,
+    /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
+    /// none, and out of line they leave the face small (384 bytes), so more of the faces a
+    /// large topology sends on stay in the cache.
+    pub shaper: Option<Box<TokenBucketShaper>>,
+    pub underlay: Option<Box<Underlay>>,
+    /// The transmitter is busy until this time.
+    pub busy_until: SimTime,
+    /// A `TxDone` event is pending.
+    pub tx_wake_pending: bool,
+    /// The last serialisation time worked out: (bandwidth, time), and the size it was for
+    /// (a field of its own: in the tuple its padding made room for nothing else).
+    last_tx_size: u32,
+    pub bandwidth_bps: u64,
+    pub delay: SimDuration,
+    last_tx: (u64, SimDuration),
+    pub loss: LossModel,
+    pub queue: AnyQueue,
+    /// The stream lost packets are drawn from, made as a lossy link first draws.
+    pub rng: LazyStream,
 }
 
 /// The changing side of a link direction: whether it is down, its delivery trace, and the
@@ -176,7 +181,7 @@ impl Dynamics {
 
 impl Egress {
     /// The transmit side of a link direction, idle and empty.
-    pub fn new(bandwidth_bps: u64, delay: SimDuration, loss: LossModel, rng: SimRng, queue: AnyQueue) -> Egress {
+    pub fn new(bandwidth_bps: u64, delay: SimDuration, loss: LossModel, rng: LazyStream, queue: AnyQueue) -> Egress {
         Egress {
             bandwidth_bps,
             delay,
@@ -234,7 +239,7 @@ mod tests {
             steps in proptest::collection::vec((0u32..3, 1u64..4), 1..60),
         ) {
             let queue = AnyQueue::DropTail(DropTail::new(Limit::Packets(10)));
-            let mut eg = Egress::new(1, SimDuration::ZERO, LossModel::None, crate::rng::stream(1, "t"), queue);
+            let mut eg = Egress::new(1, SimDuration::ZERO, LossModel::None, LazyStream::new(1, "t"), queue);
             for (size, bps) in steps {
                 // Few distinct values, so that kept answers are reused and invalidated often.
                 let size = [0, 40, 1_088][size as usize];

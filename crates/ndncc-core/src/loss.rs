@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plugin::{check, Check};
 
-use crate::rng::SimRng;
+use crate::rng::{LazyStream, SimRng};
 use crate::units::Fraction;
 
 /// `loss = { type = "...", ... }` on a link.
@@ -100,6 +100,17 @@ fn chance(p: f64, rng: &mut SimRng) -> bool {
 }
 
 impl LossModel {
+    /// Draw: is the next packet lost? A link that cannot lose a packet leaves its stream
+    /// alone.
+    #[inline]
+    pub fn is_lost_on(&mut self, stream: &mut LazyStream) -> bool {
+        match self {
+            LossModel::None => false,
+            LossModel::Bernoulli { p } if *p <= 0.0 => false,
+            _ => self.is_lost(stream.get()),
+        }
+    }
+
     /// Draw: is the next packet lost?
     #[inline]
     pub fn is_lost(&mut self, rng: &mut SimRng) -> bool {

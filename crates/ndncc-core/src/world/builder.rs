@@ -26,7 +26,7 @@ use crate::plugin::Invalid;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::{EventSamples, Recorder};
-use crate::rng::stream;
+use crate::rng::{stream, LazyStream};
 use crate::routing::RoutePlan;
 use crate::time::{SimDuration, SimTime};
 
@@ -299,7 +299,7 @@ impl WorldBuilder {
             Some(u) => Some(Box::new(Underlay::new(u.bandwidth_bps, u.limit_packets, u.limit_bytes))),
             None => None,
         };
-        let rng = stream(self.seed, &format!("link:{name}"));
+        let rng = LazyStream::new(self.seed, &format!("link:{name}"));
         let mut egress = Egress::new(p.bandwidth_bps, p.delay, p.loss.build(), rng, queue);
         (egress.shaper, egress.underlay) = (shaper, underlay);
         if let Some(t) = &p.trace {
