@@ -24,7 +24,12 @@ pub struct FibEntry {
 pub type FibEntryId = u32;
 
 #[derive(Clone, Debug, Default)]
+/// In declaration order (`repr(C)`): the last lookup and the entries, which a packet of the
+/// flow just seen reads, first.
+#[repr(C)]
 pub struct Fib {
+    /// The last lookup: most packets a node forwards belong to the flow it just saw.
+    last: Option<(NameId, Option<FibEntryId>)>,
     entries: Vec<FibEntry>,
     /// Entry index by canonical prefix, so adding a route is one lookup; `None` while the FIB
     /// has at most `SCANNED` entries, which `find` then scans. Most nodes of a large world (a
@@ -36,8 +41,6 @@ pub struct Fib {
     /// LPM result per interned name seen by this node (`None` = no match). Keyed by name, so
     /// its size follows the names this node forwards, not every name of the run.
     cache: FxHashMap<NameId, Option<FibEntryId>>,
-    /// The last lookup: most packets a node forwards belong to the flow it just saw.
-    last: Option<(NameId, Option<FibEntryId>)>,
 }
 
 /// Entries a FIB finds by scanning them before it indexes them by prefix.
