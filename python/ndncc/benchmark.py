@@ -104,6 +104,23 @@ def run_rounds(
     return done
 
 
+def memory_per_flow(results: list[dict]) -> dict | None:
+    """What each flow added to the peak memory [kB], from the two largest dumbbells among
+    ``results`` (``dumbbell-N``: N consumer/producer pairs on one bottleneck): the difference of
+    their peaks over the difference of their flows, so that the interpreter and what every
+    world has cancel out. ``None`` without two dumbbells of different sizes."""
+    sizes = {}
+    for r in results:
+        head, _, n = r["scenario"].partition("-")
+        if head == "dumbbell" and n.isdigit():
+            sizes[int(n)] = r
+    if len(sizes) < 2:
+        return None
+    small, large = sorted(sizes)[-2:]
+    kb = (sizes[large]["peak_rss_mb"] - sizes[small]["peak_rss_mb"]) * 1024 / (large - small)
+    return {"from": f"dumbbell-{small}", "to": f"dumbbell-{large}", "kb_per_flow": kb}
+
+
 def _failed(what: str, child: subprocess.CompletedProcess) -> _core.InternalError:
     """The error for a child process that failed: ``what``, with its last line on stderr."""
     last = (child.stderr.strip().splitlines() or [f"exit code {child.returncode}"])[-1]

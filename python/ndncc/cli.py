@@ -515,8 +515,13 @@ def bench(
                 f"{r['peak_rss_mb']:.1f}",
                 f"{r['recorded_mb']:.1f}",
             )
-        if repeat > 1:
-            table.caption = f"medians of {repeat} runs each"
+        captions = [f"medians of {repeat} runs each"] if repeat > 1 else []
+        per_flow = benchmark.memory_per_flow(results)
+        if per_flow is not None:
+            kb, span = per_flow["kb_per_flow"], f"{per_flow['from']} to {per_flow['to']}"
+            captions.append(f"memory per added flow {kb:.1f} kB ({span})")
+        if captions:
+            table.caption = "; ".join(captions)
         wide_console().print(table)
 
 

@@ -253,6 +253,23 @@ def test_a_repeated_benchmark_reports_medians_and_the_range_per_hop():
         benchmark.combine([_measurement("d", 100.0, events=100), _measurement("d", 100.0, events=101)])
 
 
+def test_memory_per_flow_is_the_slope_between_the_two_largest_dumbbells():
+    from ndncc import benchmark
+
+    def measured(name: str, peak: float) -> dict:
+        return {**_measurement(name, 100.0), "peak_rss_mb": peak}
+
+    results = [measured("dumbbell-1", 5.0), measured("dumbbell-1000", 20.0), measured("tree-1111", 90.0)]
+    results.append(measured("dumbbell-10000", 137.0))
+    per_flow = benchmark.memory_per_flow(results)
+    assert per_flow is not None
+    assert (per_flow["from"], per_flow["to"]) == ("dumbbell-1000", "dumbbell-10000")
+    assert per_flow["kb_per_flow"] == pytest.approx((137.0 - 20.0) * 1024 / 9000)
+    # One dumbbell, or none, gives no slope.
+    assert benchmark.memory_per_flow(results[:1] + results[2:3]) is None
+    assert benchmark.memory_per_flow([]) is None
+
+
 def test_a_repeated_benchmark_runs_in_rounds(monkeypatch):
     from ndncc import benchmark
 
