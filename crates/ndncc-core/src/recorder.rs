@@ -1,7 +1,10 @@
 //! Columnar recording: probes append (t, entity, metric, value) rows to flat buffers that are
 //! handed over as columns at the end of a run. Entity and metric names are interned once.
 
-use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
 
 use crate::time::SimTime;
 
@@ -488,20 +491,32 @@ impl BlockValues<'_> {
     }
 }
 
+/// Names and their ids, each name kept once: the index holds ids, found by the hash of the
+/// name they stand for. (A map from the names kept every name twice, in the map and in the
+/// list: at 10,000 flows, with an entity per application and face, some 400 bytes a flow.)
 #[derive(Default, Debug)]
 struct Interner {
     names: Vec<String>,
-    index: FxHashMap<String, u32>,
+    index: HashTable<u32>,
+}
+
+/// The hash the interner finds a name by.
+fn name_hash(name: &str) -> u64 {
+    let mut h = FxHasher::default();
+    name.hash(&mut h);
+    h.finish()
 }
 
 impl Interner {
     fn id(&mut self, name: &str) -> u32 {
-        if let Some(i) = self.index.get(name) {
-            return *i;
+        let Interner { names, index } = self;
+        let hash = name_hash(name);
+        if let Some(&i) = index.find(hash, |&i| names[i as usize] == name) {
+            return i;
         }
-        let i = self.names.len() as u32;
-        self.names.push(name.to_owned());
-        self.index.insert(name.to_owned(), i);
+        let i = u32::try_from(names.len()).expect("fewer than 2^32 names");
+        names.push(name.to_owned());
+        index.insert_unique(hash, i, |&j| name_hash(&names[j as usize]));
         i
     }
 }
@@ -716,6 +731,21 @@ impl SummaryRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interned_name_keeps_its_first_id_and_ids_are_dense() {
+        let mut names = Interner::default();
+        let all: Vec<String> = (0..5_000).map(|i| format!("C{i}->R1")).collect();
+        for (i, n) in all.iter().enumerate() {
+            assert_eq!(names.id(n), i as u32);
+        }
+        for (i, n) in all.iter().enumerate().rev() {
+            assert_eq!(names.id(n), i as u32, "{n}");
+        }
+        assert_eq!(names.id(""), 5_000);
+        assert_eq!(names.names.len(), 5_001);
+        assert_eq!(names.names[17], "C17->R1");
+    }
 
     /// The rows as `for_each_row` gives them, its keys checked against `for_each_key`'s.
     fn walked(c: &Columns) -> Vec<(u64, EntityId, MetricId, f64)> {
