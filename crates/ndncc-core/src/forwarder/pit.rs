@@ -128,6 +128,9 @@ pub struct SegmentHasher {
     seg: u64,
 }
 
+/// Expiry records that arrived out of order, earliest on top.
+type OutOfOrder = BinaryHeap<Reverse<(SimTime, Name)>>;
+
 /// Pending entries from which the PIT takes slots in ring order rather than last freed first
 /// (about 1 MB of entries: beyond, the cache no longer holds them all).
 const RING_FROM: usize = 8192;
@@ -189,8 +192,9 @@ pub struct Pit {
     ring_from: usize,
     /// Expiry records in non-decreasing time order.
     in_order: Ring<(SimTime, Name)>,
-    /// Expiry records that arrived out of order.
-    out_of_order: BinaryHeap<Reverse<(SimTime, Name)>>,
+    /// Expiry records that arrived out of order: boxed, made by the first (most PITs never
+    /// have one, and inline the heap pushed what follows it in a node a line further out).
+    out_of_order: Option<Box<OutOfOrder>>,
 }
 
 impl Default for Pit {
@@ -203,7 +207,7 @@ impl Default for Pit {
             cursor: 0,
             ring_from: RING_FROM,
             in_order: Ring::new(),
-            out_of_order: BinaryHeap::new(),
+            out_of_order: None,
         }
     }
 }
@@ -339,7 +343,7 @@ impl Pit {
         if self.in_order.back().is_none_or(|(t, _)| *t <= at) {
             self.in_order.push_back((at, name));
         } else {
-            self.out_of_order.push(Reverse((at, name)));
+            self.out_of_order.get_or_insert_with(Box::default).push(Reverse((at, name)));
         }
         // Records of entries satisfied long before their expiry pile up at high Interest
         // rates; drop them once they outnumber the live entries, so memory follows what is
@@ -347,7 +351,7 @@ impl Pit {
         // (shorter lifetimes among longer ones): a sweep pops every one that falls due, and
         // millions of stale ones made one sweep seconds of work.
         let most = 2 * self.index.len() + 1024;
-        if self.in_order.len() > most || self.out_of_order.len() > most {
+        if self.in_order.len() > most || self.out_of_order_len() > most {
             self.drop_stale_records();
         }
     }
@@ -363,7 +367,17 @@ impl Pit {
         }
         let (index, slots) = (&self.index, &self.slots);
         self.in_order.retain(|(t, n)| live(index, slots, *t, n));
-        self.out_of_order.retain(|Reverse((t, n))| live(index, slots, *t, n));
+        if let Some(heap) = self.out_of_order.as_mut() {
+            heap.retain(|Reverse((t, n))| live(index, slots, *t, n));
+        }
+    }
+    /// Expiry records kept out of order.
+    fn out_of_order_len(&self) -> usize {
+        self.out_of_order.as_ref().map_or(0, |h| h.len())
+    }
+    /// The earliest of the expiry records kept out of order.
+    fn out_of_order_first(&self) -> Option<(SimTime, Name)> {
+        self.out_of_order.as_ref().and_then(|h| h.peek()).map(|Reverse(r)| *r)
     }
     pub fn len(&self) -> usize {
         self.index.len()
@@ -379,7 +393,7 @@ impl Pit {
     /// The earliest time something may expire.
     pub fn next_expiry(&self) -> Option<SimTime> {
         let a = self.in_order.front().map(|(t, _)| *t);
-        let b = self.out_of_order.peek().map(|Reverse((t, _))| *t);
+        let b = self.out_of_order_first().map(|(t, _)| t);
         match (a, b) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
@@ -394,11 +408,13 @@ impl Pit {
             self.in_order.pop_front();
             self.take_if_expired(name, now, out);
         }
-        while let Some(Reverse((t, name))) = self.out_of_order.peek().copied() {
+        while let Some((t, name)) = self.out_of_order_first() {
             if t > now {
                 break;
             }
-            self.out_of_order.pop();
+            if let Some(heap) = self.out_of_order.as_mut() {
+                heap.pop();
+            }
             self.take_if_expired(name, now, out);
         }
     }
@@ -584,7 +600,7 @@ mod tests {
             pit.insert(n, entry(100 + i), kept(i));
             pit.remove(&n);
         }
-        assert!(pit.out_of_order.len() <= 2 * pit.len() + 1024 + 1, "{}", pit.out_of_order.len());
+        assert!(pit.out_of_order_len() <= 2 * pit.len() + 1024 + 1, "{}", pit.out_of_order_len());
         let mut out = Vec::new();
         pit.take_expired(SimTime(2_000_000), &mut out);
         assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![long]);

@@ -17,13 +17,21 @@ use crate::packet::Name;
 /// Names an index keeps inline before it moves to a hash table.
 pub const INLINE: usize = 4;
 
+/// A slot number kept inline, as an index (lossless: `usize` is at least 32 bits here).
+#[inline(always)]
+fn widen(slot: u32) -> usize {
+    slot as usize
+}
+
 /// What an unused inline place holds; never found, since lookups read only the first `len`.
 const NO_NAME: Name = Name { prefix: NameId(0), seg: 0 };
 
 #[derive(Debug)]
 pub enum PitIndex {
     /// The first `len` of `names` are pending, each in the slot at the same place of `slots`.
-    Inline { len: usize, names: [Name; INLINE], slots: [usize; INLINE] },
+    /// (Slots as `u32` and the length as a byte: 88 bytes rather than 112, which the node's
+    /// PIT and every field after it in the node's first lines were pushed along by.)
+    Inline { len: u8, names: [Name; INLINE], slots: [u32; INLINE] },
     /// Every pending name, once more than `INLINE` were pending at once.
     Hashed(PitHash),
 }
@@ -39,7 +47,9 @@ impl PitIndex {
     #[inline]
     pub fn get(&self, name: &Name) -> Option<usize> {
         match self {
-            PitIndex::Inline { len, names, slots } => names[..*len].iter().position(|n| n == name).map(|i| slots[i]),
+            PitIndex::Inline { len, names, slots } => {
+                names[..usize::from(*len)].iter().position(|n| n == name).map(|i| widen(slots[i]))
+            }
             PitIndex::Hashed(map) => map.get(name),
         }
     }
@@ -49,18 +59,21 @@ impl PitIndex {
     pub fn insert(&mut self, name: Name, slot: usize) -> Option<usize> {
         match self {
             PitIndex::Inline { len, names, slots } => {
-                if let Some(i) = names[..*len].iter().position(|n| *n == name) {
-                    return Some(std::mem::replace(&mut slots[i], slot));
+                // As in the table (`PitHash::insert`): 2^32 slots would take 500 GB.
+                let small = u32::try_from(slot).expect("fewer than 2^32 - 1 PIT slots");
+                let n = usize::from(*len);
+                if let Some(i) = names[..n].iter().position(|m| *m == name) {
+                    return Some(widen(std::mem::replace(&mut slots[i], small)));
                 }
-                if *len < INLINE {
-                    names[*len] = name;
-                    slots[*len] = slot;
+                if n < INLINE {
+                    names[n] = name;
+                    slots[n] = small;
                     *len += 1;
                     return None;
                 }
                 let mut map = PitHash::default();
-                for (&n, &s) in names.iter().zip(slots.iter()) {
-                    map.insert(n, s);
+                for (&m, &s) in names.iter().zip(slots.iter()) {
+                    map.insert(m, widen(s));
                 }
                 map.insert(name, slot);
                 *self = PitIndex::Hashed(map);
@@ -76,12 +89,13 @@ impl PitIndex {
     pub fn remove(&mut self, name: &Name) -> Option<usize> {
         match self {
             PitIndex::Inline { len, names, slots } => {
-                let i = names[..*len].iter().position(|n| n == name)?;
+                let i = names[..usize::from(*len)].iter().position(|n| n == name)?;
                 let slot = slots[i];
                 *len -= 1;
-                names[i] = names[*len];
-                slots[i] = slots[*len];
-                Some(slot)
+                let last = usize::from(*len);
+                names[i] = names[last];
+                slots[i] = slots[last];
+                Some(widen(slot))
             }
             PitIndex::Hashed(map) => map.remove(name),
         }
@@ -90,7 +104,7 @@ impl PitIndex {
     #[inline]
     pub fn len(&self) -> usize {
         match self {
-            PitIndex::Inline { len, .. } => *len,
+            PitIndex::Inline { len, .. } => usize::from(*len),
             PitIndex::Hashed(map) => map.len(),
         }
     }
