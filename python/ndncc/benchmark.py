@@ -105,7 +105,7 @@ def run_rounds(
 
 
 def memory_per_flow(results: list[dict]) -> dict | None:
-    """What each flow added to the peak memory [kB], from the two largest dumbbells among
+    """What each flow added to the peak memory [KiB], from the two largest dumbbells among
     ``results`` (``dumbbell-N``: N consumer/producer pairs on one bottleneck): the difference of
     their peaks over the difference of their flows, so that the interpreter and what every
     world has cancel out. ``None`` without two dumbbells of different sizes."""
@@ -117,8 +117,8 @@ def memory_per_flow(results: list[dict]) -> dict | None:
     if len(sizes) < 2:
         return None
     small, large = sorted(sizes)[-2:]
-    kb = (sizes[large]["peak_rss_mb"] - sizes[small]["peak_rss_mb"]) * 1024 / (large - small)
-    return {"from": f"dumbbell-{small}", "to": f"dumbbell-{large}", "kb_per_flow": kb}
+    kib = (sizes[large]["peak_rss_mb"] - sizes[small]["peak_rss_mb"]) * 1024 / (large - small)
+    return {"from": f"dumbbell-{small}", "to": f"dumbbell-{large}", "kib_per_flow": kib}
 
 
 def _failed(what: str, child: subprocess.CompletedProcess) -> _core.InternalError:

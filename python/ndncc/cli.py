@@ -518,8 +518,8 @@ def bench(
         captions = [f"medians of {repeat} runs each"] if repeat > 1 else []
         per_flow = benchmark.memory_per_flow(results)
         if per_flow is not None:
-            kb, span = per_flow["kb_per_flow"], f"{per_flow['from']} to {per_flow['to']}"
-            captions.append(f"memory per added flow {kb:.1f} kB ({span})")
+            kib, span = per_flow["kib_per_flow"], f"{per_flow['from']} to {per_flow['to']}"
+            captions.append(f"memory per added flow {kib:.1f} KiB ({span})")
         if captions:
             table.caption = "; ".join(captions)
         wide_console().print(table)

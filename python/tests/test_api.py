@@ -264,7 +264,7 @@ def test_memory_per_flow_is_the_slope_between_the_two_largest_dumbbells():
     per_flow = benchmark.memory_per_flow(results)
     assert per_flow is not None
     assert (per_flow["from"], per_flow["to"]) == ("dumbbell-1000", "dumbbell-10000")
-    assert per_flow["kb_per_flow"] == pytest.approx((137.0 - 20.0) * 1024 / 9000)
+    assert per_flow["kib_per_flow"] == pytest.approx((137.0 - 20.0) * 1024 / 9000)
     # One dumbbell, or none, gives no slope.
     assert benchmark.memory_per_flow(results[:1] + results[2:3]) is None
     assert benchmark.memory_per_flow([]) is None
