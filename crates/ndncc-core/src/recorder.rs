@@ -1,10 +1,10 @@
 //! Columnar recording: probes append (t, entity, metric, value) rows to flat buffers that are
 //! handed over as columns at the end of a run. Entity and metric names are interned once.
 
-use std::hash::{Hash, Hasher};
+use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::FxHasher;
+use rustc_hash::FxBuildHasher;
 
 use crate::time::SimTime;
 
@@ -500,23 +500,16 @@ struct Interner {
     index: HashTable<u32>,
 }
 
-/// The hash the interner finds a name by.
-fn name_hash(name: &str) -> u64 {
-    let mut h = FxHasher::default();
-    name.hash(&mut h);
-    h.finish()
-}
-
 impl Interner {
     fn id(&mut self, name: &str) -> u32 {
         let Interner { names, index } = self;
-        let hash = name_hash(name);
+        let hash = FxBuildHasher.hash_one(name);
         if let Some(&i) = index.find(hash, |&i| names[i as usize] == name) {
             return i;
         }
         let i = u32::try_from(names.len()).expect("fewer than 2^32 names");
         names.push(name.to_owned());
-        index.insert_unique(hash, i, |&j| name_hash(&names[j as usize]));
+        index.insert_unique(hash, i, |&j| FxBuildHasher.hash_one(&names[j as usize]));
         i
     }
 }

@@ -3,10 +3,10 @@
 use smallvec::SmallVec;
 
 use crate::ids::{FaceId, NameId};
-use std::hash::{Hash, Hasher};
+use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::names::{components, NameTable};
 
@@ -53,19 +53,12 @@ pub struct Fib {
 /// Entries a FIB finds by scanning them before it indexes them by prefix.
 const SCANNED: usize = 8;
 
-/// The hash the index finds a prefix's entry by.
-fn prefix_hash(prefix: &str) -> u64 {
-    let mut h = FxHasher::default();
-    prefix.hash(&mut h);
-    h.finish()
-}
-
 impl Fib {
     /// The entry of exactly the canonical prefix `canon`.
     fn find(&self, canon: &str) -> Option<FibEntryId> {
         let entries = &self.entries;
         match &self.by_prefix {
-            Some(index) => index.find(prefix_hash(canon), |&i| entries[i as usize].prefix == canon).copied(),
+            Some(index) => index.find(FxBuildHasher.hash_one(canon), |&i| entries[i as usize].prefix == canon).copied(),
             None => entries.iter().position(|e| e.prefix == canon).map(|i| i as FibEntryId),
         }
     }
@@ -89,16 +82,16 @@ impl Fib {
                 let i = self.entries.len();
                 self.entries.push(FibEntry { prefix: canon, nexthops: SmallVec::new() });
                 let entries = &self.entries;
-                let hash_of = |&k: &FibEntryId| prefix_hash(&entries[k as usize].prefix);
+                let hash_of = |&k: &FibEntryId| FxBuildHasher.hash_one(&entries[k as usize].prefix);
                 match self.by_prefix.as_mut() {
                     Some(index) => {
-                        index.insert_unique(prefix_hash(&entries[i].prefix), i as FibEntryId, hash_of);
+                        index.insert_unique(FxBuildHasher.hash_one(&entries[i].prefix), i as FibEntryId, hash_of);
                     }
                     // Past the scanned ones: index them all.
                     None if i == SCANNED => {
                         let mut index = HashTable::with_capacity(entries.len());
                         for (k, e) in entries.iter().enumerate() {
-                            index.insert_unique(prefix_hash(&e.prefix), k as FibEntryId, hash_of);
+                            index.insert_unique(FxBuildHasher.hash_one(&e.prefix), k as FibEntryId, hash_of);
                         }
                         self.by_prefix = Some(Box::new(index));
                     }
