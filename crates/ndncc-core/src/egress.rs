@@ -99,7 +99,7 @@ pub struct Egress {
     last_tx: (u64, SimDuration),
     pub loss: LossModel,
     pub queue: AnyQueue,
-    /// The stream lost packets are drawn from, made as a lossy link first draws.
+    /// The stream lost packets are drawn from, made as a link with a loss model first sends.
     pub rng: LazyStream,
 }
 

@@ -100,15 +100,11 @@ fn chance(p: f64, rng: &mut SimRng) -> bool {
 }
 
 impl LossModel {
-    /// Draw: is the next packet lost? A link that cannot lose a packet leaves its stream
-    /// alone.
+    /// Draw: is the next packet lost? A link without a loss model never makes its stream
+    /// (`is_lost` itself draws nothing when the outcome is certain).
     #[inline]
     pub fn is_lost_on(&mut self, stream: &mut LazyStream) -> bool {
-        match self {
-            LossModel::None => false,
-            LossModel::Bernoulli { p } if *p <= 0.0 => false,
-            _ => self.is_lost(stream.get()),
-        }
+        !matches!(self, LossModel::None) && self.is_lost(stream.get())
     }
 
     /// Draw: is the next packet lost?
