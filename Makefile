@@ -67,7 +67,7 @@ bench: setup
 bench-instructions: setup
 	command -v valgrind >/dev/null || { if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends valgrind; else sudo apt-get install -y --no-install-recommends valgrind; fi; }
 	cargo build --release --bin ndncc-bench
-	$(BIN)/python -m ndncc.instructions
+	$(BIN)/python -m ndncc.instructions --by-layer
 
 clean:
 	rm -rf $(VENV) $(RESULTS) runs .pytest_cache

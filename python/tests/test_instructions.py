@@ -49,3 +49,50 @@ def test_bad_arguments_are_refused_with_exit_code_2(tmp_path, capsys):
     assert main(["--binary", str(tmp_path / "missing"), "dumbbell-1"]) == 2
     err = capsys.readouterr().err
     assert "--seconds" in err and ("not found" in err or "valgrind" in err)
+
+
+LAYERED = """events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+fl=/src/ndncc/crates/ndncc-core/src/forwarder/pit.rs
+fn=ndncc_core::forwarder::pit::Pit::insert
+10 {pit} 0 0 0 0 {pit_miss}
+fl=/rustc/abc/library/core/src/slice/index.rs
+fn=ndncc_core::world::engine::Engine::receive
+272 {idx}
+fn=ndncc_core::api::bench_for
+272 {loop}
+fl=/src/ndncc/crates/ndncc-core/src/world/link.rs
+fn=ndncc_core::api::bench_for
+80 {link}
+fl=./malloc/malloc.c
+fn=malloc
+1 {alloc}
+summary: 0
+"""
+
+
+def test_layers_follow_the_source_file_then_the_function_inlined_into(tmp_path):
+    from ndncc.instructions import _counts_by_layer, layer_of, per_hop_by_layer
+
+    assert layer_of("/x/crates/ndncc-core/src/queue/codel.rs", "ndncc_core::api::bench_for") == "links"
+    assert (
+        layer_of("/x/crates/ndncc-core/src/ring.rs", "ndncc_core::forwarder::pit::Pit::insert") == "forwarder"
+    )
+    assert layer_of("/rustc/core/src/option.rs", "ndncc_core::app::consumer::ConsumerCore::on_data") == "apps"
+    assert layer_of("/rustc/core/src/option.rs", "ndncc_core::world::engine::Engine::handle") == "events"
+    assert layer_of("./malloc/malloc.c", "malloc") == "other"
+
+    def run(name: str, **v: int) -> dict:
+        p = tmp_path / name
+        p.write_text(LAYERED.format(**v))
+        return _counts_by_layer(p)
+
+    short = run("s", pit=100, pit_miss=1, idx=50, loop=40, link=30, alloc=5)
+    long = run("l", pit=300, pit_miss=21, idx=150, loop=140, link=130, alloc=5)
+    got = per_hop_by_layer((short, 10), (long, 20))
+    # Over 10 more hops: the PIT and the bounds checks inlined into the forwarder's receive are
+    # (200 + 100) / 10; the loop's own checks 10 and the link code inlined into it 10 more.
+    assert got["forwarder"] == {"instructions": 30.0, "l1d_misses": 0.0, "ll_misses": 2.0}
+    assert got["events"]["instructions"] == 10.0
+    assert got["links"]["instructions"] == 10.0
+    assert got["other"]["instructions"] == 0.0
+    assert list(got) == ["events", "links", "forwarder", "other"]
