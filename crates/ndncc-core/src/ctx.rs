@@ -70,6 +70,11 @@ impl WakeSlot {
         (self.at, self.pending) = (t, true);
         Some(self.gen)
     }
+    /// The wake-up event of generation `gen` is not the one wanted (a later request replaced it).
+    #[inline]
+    pub fn is_stale(&self, gen: u32) -> bool {
+        self.gen != gen
+    }
     /// The wake-up event of generation `gen` is due: true (and nothing pending any more) when it
     /// is the one wanted, false for a stale one.
     #[inline]

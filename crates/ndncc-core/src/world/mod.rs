@@ -264,7 +264,11 @@ impl World {
                 self.prefetch_next();
             }
             self.engine.counters.events += 1;
-            self.engine.handle(&mut self.net, ev);
+            match ev {
+                // Most events of a world of many consumers: inline, and they set no work going.
+                Event::AppWake { app, gen } if self.engine.run_idle_poll(app, gen) => continue,
+                _ => self.engine.handle(&mut self.net, ev),
+            }
             // The packets the event set moving, a slice at a time, with a liveness check between
             // slices (the order of the work is the same, sliced or not).
             let mut done = 0u64;
