@@ -90,7 +90,7 @@ fn on_interest(
     let at = if let Some((r, (e, kept))) = entry {
         if e.has_nonce(h.nonce) {
             n.counters.duplicates += 1;
-            let same = e.in_records.iter().any(|r| r.face == in_face && r.nonce == h.nonce);
+            let same = e.in_records().iter().any(|r| r.face == in_face && r.nonce == h.nonce);
             if !same {
                 nack_to(net, fx, in_face, pkt, NackReason::Duplicate);
             }
@@ -103,7 +103,7 @@ fn on_interest(
                 true
             }
             None => {
-                e.in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
+                e.push_in(InRecord { face: in_face, nonce: h.nonce, expiry });
                 false
             }
         };
@@ -112,10 +112,10 @@ fn on_interest(
         if refreshed {
             e.expiry = expiry;
         }
-        let aggregate = !known && !e.out_records.is_empty();
+        let aggregate = !known && !e.out_records().is_empty();
         if !aggregate && fib_entry.is_some() {
             // The entry is forwarded again: by the route of now.
-            e.fib_entry = fib_entry;
+            e.set_fib_entry(fib_entry);
         }
         if refreshed {
             n.pit.note_expiry(name, expiry);
@@ -127,9 +127,8 @@ fn on_interest(
         }
         PitLookup { name, found: Some(r) }
     } else {
-        let mut in_records = SmallVec::new();
-        in_records.push(InRecord { face: in_face, nonce: h.nonce, expiry });
-        let entry = PitEntry { in_records, out_records: SmallVec::new(), expiry, marked: false, fib_entry };
+        let mut entry = PitEntry::new(expiry, fib_entry);
+        entry.push_in(InRecord { face: in_face, nonce: h.nonce, expiry });
         let r = n.pit.insert(name, entry, PitInterest::of(pkt, &h));
         ensure_pit_sweep(net, fx, node);
         r
@@ -176,8 +175,8 @@ fn no_route(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: Fac
     let n = &mut net.nodes[node.idx()];
     n.counters.no_route += 1;
     if let Some(e) = n.pit.get_mut(&name) {
-        e.in_records.retain(|r| r.face != in_face);
-        if e.in_records.is_empty() && e.out_records.is_empty() {
+        e.retain_in(|r| r.face != in_face);
+        if e.in_records().is_empty() && e.out_records().is_empty() {
             n.pit.remove(&name);
         }
     }
@@ -220,7 +219,7 @@ fn forward_interest(
             }
         }
         None => {
-            e.out_records.push(OutRecord { face: out_face, nonce: h.nonce, sent_at: now, nacked: None });
+            e.push_out(OutRecord { face: out_face, nonce: h.nonce, sent_at: now, nacked: None });
             net.faces[out_face.idx()].pending_interests += 1;
         }
     }
@@ -274,13 +273,13 @@ fn on_data(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: Face
         net.nodes[node.idx()].counters.unsolicited_data += 1;
         return;
     }
-    for r in &entry.out_records {
+    for r in entry.out_records() {
         if r.nacked.is_none() {
             let f = &mut net.faces[r.face.idx()];
             f.pending_interests = f.pending_interests.saturating_sub(1);
         }
     }
-    let rtt = entry.out_records.iter().find(|r| r.face == in_face).map(|r| now.saturating_since(r.sent_at));
+    let rtt = entry.out_records().iter().find(|r| r.face == in_face).map(|r| now.saturating_since(r.sent_at));
     if !n.modules.is_empty() {
         fx.each_module(net, node, |m, ctx| {
             m.on_data_in(ctx, in_face, data, rtt);
@@ -290,18 +289,18 @@ fn on_data(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: Face
     let n = &mut net.nodes[node.idx()];
     {
         let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-        n.strategy.on_data(&mut ctx, &DataEvent { data, from: in_face, fib_entry: entry.fib_entry });
+        n.strategy.on_data(&mut ctx, &DataEvent { data, from: in_face, fib_entry: entry.fib_entry() });
     }
     if let Some(cs) = n.cs.as_mut() {
         cs.insert(data, now);
     }
-    for (k, rec) in entry.in_records.iter().enumerate() {
+    for (k, rec) in entry.in_records().iter().enumerate() {
         if rec.expiry < now || rec.face == in_face {
             continue;
         }
         // The last downstream takes the Data in place rather than a copy.
         let mut copy;
-        let d = if k + 1 == entry.in_records.len() {
+        let d = if k + 1 == entry.in_records().len() {
             &mut *data
         } else {
             copy = *data;
@@ -355,7 +354,7 @@ fn on_nack(
     let n = &mut net.nodes[node.idx()];
     let Some((e, kept)) = n.pit.at_with_interest(at) else { return };
     let mut interest = kept.packet(name);
-    let fib_entry = e.fib_entry;
+    let fib_entry = e.fib_entry();
     let untried: SmallVec<[NextHop; 4]> = match fib_entry {
         Some(fe) => n
             .fib
@@ -363,7 +362,7 @@ fn on_nack(
             .nexthops
             .iter()
             .filter(|h| {
-                !e.out_records.iter().any(|o| o.face == h.face) && !e.in_records.iter().any(|i| i.face == h.face)
+                !e.out_records().iter().any(|o| o.face == h.face) && !e.in_records().iter().any(|i| i.face == h.face)
             })
             .copied()
             .collect(),
@@ -383,7 +382,7 @@ fn on_nack(
     }
     let Some((e, kept)) = n.pit.remove_with_interest(&name) else { return };
     let interest = kept.packet(name);
-    for rec in &e.in_records {
+    for rec in e.in_records() {
         let mut down = Packet::nack_for(&interest, reason);
         if let Some(dh) = down.ndn_mut() {
             dh.nonce = rec.nonce;
@@ -432,7 +431,7 @@ fn expire_entry(net: &mut Network, fx: &mut impl Effects, node: NodeId, e: &PitE
     let n = &mut net.nodes[node.idx()];
     n.counters.pit_expired += 1;
     let mut out_faces: SmallVec<[FaceId; 4]> = SmallVec::new();
-    for r in &e.out_records {
+    for r in e.out_records() {
         if r.nacked.is_none() {
             let f = &mut net.faces[r.face.idx()];
             f.pending_interests = f.pending_interests.saturating_sub(1);
@@ -440,7 +439,7 @@ fn expire_entry(net: &mut Network, fx: &mut impl Effects, node: NodeId, e: &PitE
         }
     }
     let mut ctx = StrategyCtx { now, node, rng: &mut n.rng, faces: &net.faces };
-    n.strategy.on_pit_expired(&mut ctx, &ExpiryEvent { out_faces: &out_faces, fib_entry: e.fib_entry });
+    n.strategy.on_pit_expired(&mut ctx, &ExpiryEvent { out_faces: &out_faces, fib_entry: e.fib_entry() });
 }
 
 /// The forwarder on a network alone: no engine, no event queue. The sink records what the
@@ -528,8 +527,8 @@ mod tests {
         assert_eq!(fx.sent.len(), 1);
         assert_eq!(fx.sent[0].0, R_TO_B);
         let entry = net.nodes[R.idx()].pit.get(&Name { prefix: p, seg: 7 }).expect("a PIT entry");
-        assert_eq!(entry.in_records.len(), 1);
-        assert_eq!(entry.out_records.len(), 1);
+        assert_eq!(entry.in_records().len(), 1);
+        assert_eq!(entry.out_records().len(), 1);
         assert_eq!(net.faces[R_TO_B.idx()].pending_interests, 1);
         // Its expiry, rounded up to the sweep grain, is when the PIT is to be swept.
         assert_eq!(fx.sweeps, vec![SimTime(LIFETIME_NS)]);
@@ -544,7 +543,7 @@ mod tests {
         assert_eq!(fx.sent.len(), 1, "only the first Interest goes upstream");
         assert_eq!(net.nodes[R.idx()].counters.aggregated, 1);
         let entry = net.nodes[R.idx()].pit.get(&Name { prefix: p, seg: 7 }).expect("a PIT entry");
-        assert_eq!(entry.in_records.len(), 2);
+        assert_eq!(entry.in_records().len(), 2);
     }
 
     #[test]
