@@ -142,6 +142,7 @@ impl PitInterest {
 
 impl PitEntry {
     /// An entry without records, expiring at `expiry`, forwarded by `fib_entry`.
+    #[inline]
     pub fn new(expiry: SimTime, fib_entry: Option<FibEntryId>) -> PitEntry {
         let mut e = PitEntry {
             first_in: NO_IN_RECORD,
@@ -155,6 +156,12 @@ impl PitEntry {
         };
         e.set_fib_entry(fib_entry);
         e
+    }
+    /// The entry an Interest makes: its one in-record `first`, expiring with it, forwarded by
+    /// `fib_entry`.
+    #[inline]
+    pub fn from_interest(first: InRecord, fib_entry: Option<FibEntryId>) -> PitEntry {
+        PitEntry { first_in: first, ins: INLINE, ..PitEntry::new(first.expiry, fib_entry) }
     }
     pub fn fib_entry(&self) -> Option<FibEntryId> {
         (self.fib_entry != NO_FIB_ENTRY).then_some(self.fib_entry)
@@ -174,39 +181,17 @@ impl PitEntry {
     }
     #[inline]
     pub fn push_in(&mut self, r: InRecord) {
-        if self.ins == NONE {
-            (self.first_in, self.ins) = (r, INLINE);
-        } else {
-            self.spill_in(r);
+        match self.ins {
+            NONE => (self.first_in, self.ins) = (r, INLINE),
+            _ => spill(&mut self.ins, self.first_in, &mut self.more.get_or_insert_with(Box::default).ins, r),
         }
     }
     #[inline]
     pub fn push_out(&mut self, r: OutRecord) {
-        if self.outs == NONE {
-            (self.first_out, self.outs) = (r, INLINE);
-        } else {
-            self.spill_out(r);
+        match self.outs {
+            NONE => (self.first_out, self.outs) = (r, INLINE),
+            _ => spill(&mut self.outs, self.first_out, &mut self.more.get_or_insert_with(Box::default).outs, r),
         }
-    }
-    /// Add `r` to the in-records, which already have one or more.
-    #[cold]
-    fn spill_in(&mut self, r: InRecord) {
-        let more = self.more.get_or_insert_with(Box::default);
-        if self.ins == INLINE {
-            more.ins.push(self.first_in);
-            self.ins = SPILLED;
-        }
-        more.ins.push(r);
-    }
-    /// Add `r` to the out-records, which already have one or more.
-    #[cold]
-    fn spill_out(&mut self, r: OutRecord) {
-        let more = self.more.get_or_insert_with(Box::default);
-        if self.outs == INLINE {
-            more.outs.push(self.first_out);
-            self.outs = SPILLED;
-        }
-        more.outs.push(r);
     }
     /// Keep only the in-records `keep` says yes to, in order.
     pub fn retain_in(&mut self, mut keep: impl FnMut(&InRecord) -> bool) {
@@ -242,6 +227,17 @@ impl PitEntry {
         let outs = self.out_records();
         !outs.is_empty() && outs.iter().all(|r| r.nacked.is_some())
     }
+}
+
+/// Add `r` to a list of records at `at` (`INLINE` or `SPILLED`) whose inline record is
+/// `first` and whose boxed records are `boxed`: all of them end up in the box.
+#[cold]
+fn spill<T: Copy>(at: &mut u8, first: T, boxed: &mut Vec<T>, r: T) {
+    if *at == INLINE {
+        boxed.push(first);
+        *at = SPILLED;
+    }
+    boxed.push(r);
 }
 
 /// The PIT's hash of a name (`pit_hash.rs`, whose low bits pick the bucket): a mix of the

@@ -127,8 +127,7 @@ fn on_interest(
         }
         PitLookup { name, found: Some(r) }
     } else {
-        let mut entry = PitEntry::new(expiry, fib_entry);
-        entry.push_in(InRecord { face: in_face, nonce: h.nonce, expiry });
+        let entry = PitEntry::from_interest(InRecord { face: in_face, nonce: h.nonce, expiry }, fib_entry);
         let r = n.pit.insert(name, entry, PitInterest::of(pkt, &h));
         ensure_pit_sweep(net, fx, node);
         r
