@@ -286,6 +286,75 @@ impl<E: Copy> EventQueue<E> {
     }
 }
 
+/// A run of events taken one after another off the front of one lane, while each comes before
+/// every event elsewhere (see [`EventQueue::open_run`]).
+pub struct LaneRun {
+    lane: usize,
+    /// The smallest key of the other lanes and the heap, which the run leaves alone.
+    others: u128,
+}
+
+impl<E: Copy> EventQueue<E> {
+    /// Open a run on the lane that holds the next event, if one does. While it is open, the
+    /// lane is out of the winner tree: `run_front` and `run_pop` take its front, one compare
+    /// each, and `run_schedule` appends to it, where a pop and a push would each replay the
+    /// lane's path in the tree. Only these may be called until `close_run`.
+    #[inline]
+    pub fn open_run(&mut self) -> Option<LaneRun> {
+        if !self.lane_is_next() {
+            return None;
+        }
+        let lane = self.lane_min_at;
+        self.fronts[lane] = NO_KEY;
+        self.replay(lane);
+        let others = self.lane_min.min(self.heap.first().map_or(NO_KEY, |e| e.key));
+        Some(LaneRun { lane, others })
+    }
+
+    /// The run's next event and its time, if it is the next event of the queue and falls at or
+    /// before `end`.
+    #[inline(always)]
+    pub fn run_front(&self, run: &LaneRun, end: SimTime) -> Option<(SimTime, &E)> {
+        let e = self.lanes[run.lane].fifo.front()?;
+        (e.key < run.others && e.time() <= end).then(|| (e.time(), &e.event))
+    }
+
+    /// Take the run's front, which `run_front` returned, advancing the clock to its time.
+    #[inline(always)]
+    pub fn run_pop(&mut self, run: &LaneRun) {
+        if let Some(e) = self.lanes[run.lane].fifo.pop_front() {
+            debug_assert!(e.time() >= self.now, "time went backwards");
+            self.now = e.time();
+            self.popped += 1;
+        }
+    }
+
+    /// Schedule `event` at `time` at the back of the run's lane, if it is where `schedule`
+    /// would put it: the lane holds events and its delay is `time`'s, so it is the one lane
+    /// of that delay (see `lane_push`), and the event's key falls after its last. Says whether
+    /// it did; if not, nothing changed, and the caller closes the run and schedules it.
+    #[inline(always)]
+    pub fn run_schedule(&mut self, run: &LaneRun, time: SimTime, event: E) -> bool {
+        let key = (u128::from(time.0) << 64) | u128::from(self.next_seq);
+        let lane = &mut self.lanes[run.lane];
+        let takes = time >= self.now
+            && lane.delay == (time - self.now).nanos()
+            && lane.fifo.back().is_some_and(|back| back.key < key);
+        if takes {
+            self.next_seq += 1;
+            lane.fifo.push_back(Entry { key, event });
+        }
+        takes
+    }
+
+    /// Close the run: its lane takes its place in the winner tree again.
+    #[inline]
+    pub fn close_run(&mut self, run: LaneRun) {
+        self.fronts[run.lane] = self.lanes[run.lane].fifo.front().map_or(NO_KEY, |f| f.key);
+        self.replay(run.lane);
+    }
+}
+
 /// Put `entry` at `pos` or above: move it up past every parent that runs after it.
 #[inline(always)]
 fn sift_up<E: Copy>(heap: &mut [Entry<E>], mut pos: usize, entry: Entry<E>) {
@@ -360,6 +429,7 @@ impl<E> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::SimDuration;
 
     #[test]
     fn events_pop_in_time_order_and_ties_in_insertion_order() {
@@ -550,6 +620,85 @@ mod tests {
                 proptest::prop_assert_eq!(q.pop(), Some((t, e)));
             }
             proptest::prop_assert_eq!(q.pop(), None);
+        }
+
+        /// Events taken as lane runs, as the world takes idle polls (`open_run`, then
+        /// `run_front`, `run_pop` and `run_schedule` while they can, `close_run`), come in the
+        /// order of the plain queue, and each schedules what it would there, on whichever path:
+        /// a follow-up a run's lane does not take ends the run and goes through `schedule`.
+        #[test]
+        fn lane_runs_take_events_in_the_order_of_plain_pops(
+            start in proptest::collection::vec((0u64..3, 0u64..400), 1..60),
+            follow in proptest::collection::vec(0u64..6, 1..64),
+            runs_from in 0usize..4,
+        ) {
+            // A follow-up's delay: mostly one period, as a poll's, sometimes another.
+            let delay = |e: usize| [500u64, 500, 500, 500, 730, 0][follow[e % follow.len()] as usize];
+            let mut plain = EventQueue::default();
+            let mut runs = EventQueue::default();
+            for (i, &(kind, t)) in start.iter().enumerate() {
+                let t = SimTime(t + kind * 500);
+                plain.schedule(t, i);
+                runs.schedule(t, i);
+            }
+            let mut taken = Vec::new();
+            let mut next_id = start.len();
+            while let Some((t, e)) = plain.pop() {
+                if next_id < 400 {
+                    plain.schedule(t + SimDuration::from_nanos(delay(e)), next_id);
+                    next_id += 1;
+                }
+                taken.push((t, e));
+            }
+            // The follow-up, `delay` after `t`, of an event popped at `t`, through a run if one is
+            // open; false when the run's lane does not take it (and nothing was scheduled).
+            fn follow_up(
+                q: &mut EventQueue<usize>,
+                next_id: &mut usize,
+                (t, delay): (SimTime, u64),
+                run: Option<&LaneRun>,
+            ) -> bool {
+                if *next_id >= 400 {
+                    return true;
+                }
+                let at = t + SimDuration::from_nanos(delay);
+                let taken = match run {
+                    Some(run) => q.run_schedule(run, at, *next_id),
+                    None => {
+                        q.schedule(at, *next_id);
+                        true
+                    }
+                };
+                *next_id += usize::from(taken);
+                taken
+            }
+            let mut order = Vec::new();
+            let mut next_id = start.len();
+            while let Some((t, e)) = runs.pop() {
+                order.push((t, e));
+                follow_up(&mut runs, &mut next_id, (t, delay(e)), None);
+                if order.len() % 4 != runs_from {
+                    continue;
+                }
+                let Some(run) = runs.open_run() else { continue };
+                let mut open = Some(run);
+                while let Some(run) = open.take() {
+                    let Some((t, &e)) = runs.run_front(&run, SimTime(u64::MAX)) else {
+                        runs.close_run(run);
+                        break;
+                    };
+                    runs.run_pop(&run);
+                    order.push((t, e));
+                    if follow_up(&mut runs, &mut next_id, (t, delay(e)), Some(&run)) {
+                        open = Some(run);
+                    } else {
+                        // Not taken: close the run and schedule it as the plain queue would.
+                        runs.close_run(run);
+                        follow_up(&mut runs, &mut next_id, (t, delay(e)), None);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(order, taken);
         }
     }
 }

@@ -83,6 +83,16 @@ impl AppWaker {
     }
 }
 
+/// What running a wake-up as an idle poll came to (`Engine::idle_poll`).
+pub(super) enum Poll {
+    /// Not an idle poll: the app is to be woken.
+    NotIdle,
+    /// Run, and nothing to schedule (a stale wake-up, or a poll whose next is pending).
+    Done,
+    /// Run: the app's next wake-up, at this time and of this generation.
+    Next(SimTime, u32),
+}
+
 /// Scratch buffers reused on the hot path.
 #[derive(Default)]
 pub(super) struct Scratch {
@@ -123,8 +133,10 @@ pub struct Engine {
     /// since, and prefetch what the next event reads in a large world (off only to test that
     /// they change nothing).
     pub(super) shortcuts: bool,
-    /// Idle polls run here so far.
+    /// Idle polls run here so far, and how many of them in runs off their lane's front
+    /// (`World::run_idle_polls`).
     pub(super) idle_polls_run: u64,
+    pub(super) idle_polls_in_runs: u64,
     pub(super) end: SimTime,
     /// Scheduled actions and what failures and recoveries need; `None` in a world without them.
     pub(super) topology: Option<Box<super::dynamics::Topology>>,
@@ -194,21 +206,41 @@ impl Engine {
     /// the callers that hand it every event, through `run_idle_poll_out_of_line`.)
     #[inline(always)]
     pub(super) fn run_idle_poll(&mut self, app: AppId, gen: u32) -> bool {
-        let now = self.queue.now();
-        let shortcuts = self.shortcuts;
-        let Some(waker) = self.wakers.get_mut(app.idx()) else { return false };
-        if waker.wake.is_stale(gen) {
-            return true;
+        match self.idle_poll(app, gen, self.queue.now()) {
+            Poll::NotIdle => false,
+            Poll::Done => true,
+            Poll::Next(t, gen) => {
+                self.schedule(t, Event::AppWake { app, gen });
+                true
+            }
         }
-        let Some(idle) = waker.idle.get_mut().filter(|idle| shortcuts && now < idle.until) else { return false };
+    }
+
+    /// The wake-up of generation `gen` of `app` at `now`, run here if it is stale or an idle
+    /// poll (see `run_idle_poll`); for a poll, the next wake-up the app would ask for, which
+    /// the caller schedules. Changes nothing when the wake-up is not idle.
+    #[inline(always)]
+    pub(super) fn idle_poll(&mut self, app: AppId, gen: u32, now: SimTime) -> Poll {
+        let shortcuts = self.shortcuts;
+        let Some(waker) = self.wakers.get_mut(app.idx()) else { return Poll::NotIdle };
+        if waker.wake.is_stale(gen) {
+            return Poll::Done;
+        }
+        let Some(idle) = waker.idle.get_mut().filter(|idle| shortcuts && now < idle.until) else {
+            return Poll::NotIdle;
+        };
         waker.wake.fire(gen);
         // What the app would do at this wake-up, done without reading its state.
         let next = idle.poll(now);
         waker.polled = true;
         self.idle_polls_run += 1;
         self.watchdog.last_actor = Actor::App(app);
-        self.schedule_app_wake_inline(app, next);
-        true
+        // As `schedule_app_wake`.
+        let t = next.max(now).ceil_to_edge(waker.tick, waker.phase);
+        match waker.wake.request(t) {
+            Some(gen) => Poll::Next(t, gen),
+            None => Poll::Done,
+        }
     }
 
     /// `run_idle_poll` as a call, for `handle`: inline there, a second copy of the poll made
@@ -254,12 +286,6 @@ impl Engine {
 
     /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
     pub(super) fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
-        self.schedule_app_wake_inline(app, t);
-    }
-
-    /// `schedule_app_wake`, inline (an idle poll's).
-    #[inline(always)]
-    fn schedule_app_wake_inline(&mut self, app: AppId, t: SimTime) {
         let now = self.queue.now();
         let waker = &mut self.wakers[app.idx()];
         // As `Node::align` on the app's node.

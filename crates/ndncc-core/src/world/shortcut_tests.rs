@@ -250,6 +250,35 @@ fn prefetching_changes_nothing_in_a_large_tree() {
     assert!(expired > 0, "no PIT entry expired: the sweeps were never next");
 }
 
+/// A dumbbell of 120 consumers that start together and poll every 50 ms over a bottleneck too
+/// slow for their windows, one of them on a coarse clock: their polls fall due together and
+/// wait in one lane, and the world takes most of them as runs off its front (which stop at
+/// each Data arrival, timeout and sample between them).
+#[test]
+fn idle_polls_taken_as_runs_change_nothing() {
+    let mut text = String::from(
+        "[simulation]\nduration = \"4s\"\nseed = 3\n\n[record]\ninterval = \"100ms\"\n\n\
+         [defaults.link]\nbandwidth = \"100Mbps\"\ndelay = \"2ms\"\n\n\
+         [nodes]\nR1 = {}\nR2 = {}\nP = {}\nC0 = { clock_tick = \"3ms\" }\n",
+    );
+    for i in 1..120 {
+        text.push_str(&format!("C{i} = {{}}\n"));
+    }
+    text.push_str(
+        "\n[links.R1-R2]\nbandwidth = \"2Mbps\"\ndelay = \"20ms\"\nqueue = { type = \"droptail\", packets = 20 }\n",
+    );
+    text.push_str("\n[links.R2-P]\n\n[apps.p]\ntype = \"producer\"\nnode = \"P\"\nprefix = \"/p\"\n");
+    for i in 0..120 {
+        text.push_str(&format!(
+            "\n[links.C{i}-R1]\n\n[apps.c{i}]\ntype = \"consumer\"\nnode = \"C{i}\"\nprefix = \"/p/c{i}\"\n\
+             window = {{ type = \"fixed\", window = 3 }}\n"
+        ));
+    }
+    let (fast, _) = both(&text, "polls.toml", &[]);
+    let (run, in_runs) = (fast.engine.idle_polls_run, fast.engine.idle_polls_in_runs);
+    assert!(in_runs > 2_000 && in_runs * 2 > run, "{in_runs} of {run} idle polls taken as runs");
+}
+
 /// Every shipped scenario, its first 8 simulated seconds (coarse clocks, multicast, multipath,
 /// TCP …), and two in full: a consumer that stops at 25 s and drains its window
 /// (`dumbbell.toml`), and AIMD consumers with a deadline per Interest polled every 10 ms
