@@ -78,7 +78,7 @@ FUNCTION_LAYERS: tuple[tuple[str, str], ...] = (
     (r"::(forwarder|module)::|Engine::receive\b", "forwarder"),
     (r"::(app|cc)::", "apps"),
     (r"::world::link::|::queue::|::egress::|::linkservice::", "links"),
-    (r"bench_for|World::run\b|Engine::handle\b|EventQueue|schedule_app_wake", "events"),
+    (r"bench_for|World::run(_idle_polls)?\b|Engine::handle\b|EventQueue|schedule_app_wake", "events"),
 )
 #: Where the engine's own sources lie in a path cachegrind names.
 SOURCE_ROOT = "/crates/ndncc-core/src/"

@@ -79,6 +79,8 @@ def test_layers_follow_the_source_file_then_the_function_inlined_into(tmp_path):
     )
     assert layer_of("/rustc/core/src/option.rs", "ndncc_core::app::consumer::ConsumerCore::on_data") == "apps"
     assert layer_of("/rustc/core/src/option.rs", "ndncc_core::world::engine::Engine::handle") == "events"
+    polls = "ndncc_core::world::World::run_idle_polls"
+    assert layer_of("/x/crates/ndncc-core/src/ring.rs", polls) == "events"
     assert layer_of("./malloc/malloc.c", "malloc") == "other"
 
     def run(name: str, **v: int) -> dict:
