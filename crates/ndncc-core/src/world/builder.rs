@@ -197,10 +197,10 @@ impl WorldBuilder {
             strategy: AnyStrategy::BestRoute(crate::forwarder::strategy::BestRoute::default()),
             modules: Vec::new(),
             ip: None,
-            clock_tick: None,
+            clock_tick: SimDuration::ZERO,
             clock_phase: SimDuration::ZERO,
             rng: stream(self.seed, &format!("node:{name}")),
-            pit_sweep_at: None,
+            pit_sweep_at: super::network::NO_PIT_SWEEP,
             counters: NodeCounters::default(),
         });
         id
@@ -211,7 +211,7 @@ impl WorldBuilder {
     }
 
     pub fn set_clock(&mut self, node: NodeId, tick: Option<SimDuration>) {
-        self.net.nodes[node.idx()].clock_tick = tick.filter(|t| *t > SimDuration::ZERO);
+        self.net.nodes[node.idx()].clock_tick = tick.unwrap_or(SimDuration::ZERO);
     }
 
     /// Shift the node's coarse clock: its edges fall at `phase` plus multiples of the tick.

@@ -79,7 +79,7 @@ impl Promise {
 impl AppWaker {
     /// The waker of an app on `node`: nothing pending, the node's clock copied.
     pub(super) fn on(node: &super::Node) -> AppWaker {
-        AppWaker { tick: node.clock_tick.unwrap_or_default(), phase: node.clock_phase, ..AppWaker::default() }
+        AppWaker { tick: node.clock_tick, phase: node.clock_phase, ..AppWaker::default() }
     }
 }
 

@@ -5,6 +5,7 @@
 use smallvec::SmallVec;
 
 use super::effects::Effects;
+use super::network::NO_PIT_SWEEP;
 use super::Network;
 use crate::forwarder::fib::NextHop;
 use crate::forwarder::pit::{InRecord, OutRecord, PitEntry, PitInterest, PitLookup};
@@ -398,8 +399,9 @@ fn ensure_pit_sweep(net: &mut Network, fx: &mut impl Effects, node: NodeId) {
     let n = &mut net.nodes[node.idx()];
     let Some(t) = n.pit.next_expiry() else { return };
     let t = t.ceil_to(PIT_SWEEP_GRAIN);
-    if n.pit_sweep_at.is_none_or(|s| t < s) {
-        n.pit_sweep_at = Some(t);
+    debug_assert!(t < NO_PIT_SWEEP, "a PIT expiry at the end of time");
+    if t < n.pit_sweep_at {
+        n.pit_sweep_at = t;
         fx.sweep_pit_at(node, t);
     }
 }
@@ -413,8 +415,8 @@ pub fn sweep_pit(
 ) {
     let now = fx.now();
     let n = &mut net.nodes[node.idx()];
-    if n.pit_sweep_at.is_some_and(|s| s <= now) {
-        n.pit_sweep_at = None;
+    if n.pit_sweep_at <= now {
+        n.pit_sweep_at = NO_PIT_SWEEP;
     }
     n.pit.take_expired(now, expired);
     for (_, e) in expired.iter() {
