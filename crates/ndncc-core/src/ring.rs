@@ -8,24 +8,29 @@
 //! ring grows (doubling, out of line) and never shrinks, like a `VecDeque`, and its slots take
 //! memory only once used.
 
-/// A first-in first-out queue of `T`.
+/// A first-in first-out queue of `T`, in 32 bytes (a face keeps two, in the lines every packet
+/// it sends reads).
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
-    /// The slots written so far, a prefix of the `slots` the ring has: the ring fills its slots
-    /// in order before it first wraps, so a slot is written before it is read, and slots never
+    /// The slots written so far, a prefix of the ring's slots: the ring fills its slots in
+    /// order before it first wraps, so a slot is written before it is read, and slots never
     /// used take no memory (a `VecDeque`'s spare capacity is not touched either). Slots outside
-    /// `head..head + len` (mod `slots`) hold stale copies, never read.
+    /// `head..head + len` (mod the slots' count) hold stale copies, never read. The slots are
+    /// the buffer's capacity: zero or a power of two, made exactly by `Vec::with_capacity`
+    /// (which the standard library guarantees for a type that is not zero-sized).
     buf: Vec<T>,
-    /// How many slots the ring has: zero or a power of two.
-    slots: usize,
-    /// Where the front lies.
-    head: usize,
-    len: usize,
+    /// Where the front lies. Below the slots' count, which `grow` keeps at most `MAX_SLOTS`.
+    head: u32,
+    len: u32,
 }
+
+/// The most slots a ring grows to: its indices are `u32`. (A ring that full would hold two
+/// billion packets, 160 GB.)
+const MAX_SLOTS: usize = 1 << 31;
 
 impl<T> Default for Ring<T> {
     fn default() -> Self {
-        Ring { buf: Vec::new(), slots: 0, head: 0, len: 0 }
+        Ring { buf: Vec::new(), head: 0, len: 0 }
     }
 }
 
@@ -35,11 +40,16 @@ impl<T> Ring<T> {
     }
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+    /// How many slots the ring has.
+    #[inline(always)]
+    fn slots(&self) -> usize {
+        self.buf.capacity()
     }
 }
 
@@ -47,15 +57,15 @@ impl<T: Copy> Ring<T> {
     /// The slot `k` places behind the front (`k` < the slots' count).
     #[inline(always)]
     fn slot(&self, k: usize) -> usize {
-        (self.head + k) & (self.slots - 1)
+        (self.head as usize + k) & (self.slots() - 1)
     }
     #[inline(always)]
     pub fn push_back(&mut self, value: T) {
-        if self.len == self.slots {
+        if self.len() == self.slots() {
             self.grow();
         }
         // The back's slot is at most one past those written (see `buf`).
-        let at = self.slot(self.len);
+        let at = self.slot(self.len());
         match self.buf.get_mut(at) {
             Some(slot) => *slot = value,
             None => self.buf.push(value),
@@ -67,34 +77,35 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let value = self.buf[self.head];
-        self.head = self.slot(1);
+        let value = self.buf[self.head as usize];
+        // Below the slots' count, so below `MAX_SLOTS`: the cast keeps every bit.
+        self.head = self.slot(1) as u32;
         self.len -= 1;
         Some(value)
     }
     #[inline(always)]
     pub fn front(&self) -> Option<&T> {
-        (self.len > 0).then(|| &self.buf[self.head])
+        (self.len > 0).then(|| &self.buf[self.head as usize])
     }
     #[inline(always)]
     pub fn back(&self) -> Option<&T> {
-        (self.len > 0).then(|| &self.buf[self.slot(self.len - 1)])
+        (self.len > 0).then(|| &self.buf[self.slot(self.len() - 1)])
     }
     /// The value `k` places behind the front.
     pub fn get(&self, k: usize) -> Option<&T> {
-        (k < self.len).then(|| &self.buf[self.slot(k)])
+        (k < self.len()).then(|| &self.buf[self.slot(k)])
     }
     pub fn clear(&mut self) {
         (self.head, self.len) = (0, 0);
     }
     /// Front to back.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator + '_ {
-        (0..self.len).map(move |k| &self.buf[self.slot(k)])
+        (0..self.len()).map(move |k| &self.buf[self.slot(k)])
     }
     /// Keep only the values `keep` says yes to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
         let mut kept = 0;
-        for k in 0..self.len {
+        for k in 0..self.len() {
             let value = self.buf[self.slot(k)];
             if keep(&value) {
                 let at = self.slot(kept);
@@ -102,12 +113,13 @@ impl<T: Copy> Ring<T> {
                 kept += 1;
             }
         }
-        self.len = kept;
+        // At most the length it had.
+        self.len = kept as u32;
     }
-    /// Double the slots of a full ring. The buffer grows where it lies, which the allocator may
-    /// do without a copy (a large one is remapped), and the values that had wrapped round to
-    /// its start are copied to just past the old end, where they now follow on; the back is
-    /// then the first slot not yet written.
+    /// Double the slots of a full ring: the written slots move to a buffer of twice the
+    /// capacity, where they keep their places, and the values that had wrapped round to its
+    /// start are copied to just past the old end, where they now follow on; the back is then
+    /// the first slot not yet written.
     ///
     /// A ring's first buffer has four slots, or two of values larger than a cache line (a
     /// link's packets in flight, a queue's packets): a large world has rings like these on
@@ -115,12 +127,17 @@ impl<T: Copy> Ring<T> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let old = self.slots;
+        const { assert!(std::mem::size_of::<T>() > 0, "a ring of a zero-sized type has no slots to count") };
+        let old = self.slots();
         let first = if std::mem::size_of::<T>() > 64 { 2 } else { 4 };
-        self.slots = (2 * old).max(first);
-        self.buf.reserve_exact(self.slots - self.buf.len());
-        let wrapped = (self.head + self.len).saturating_sub(old);
-        self.buf.extend_from_within(0..wrapped);
+        let slots = (2 * old).max(first);
+        assert!(slots <= MAX_SLOTS, "a ring grew past {MAX_SLOTS} values");
+        let mut buf = Vec::with_capacity(slots);
+        buf.extend_from_slice(&self.buf);
+        let wrapped = (self.head as usize + self.len()).saturating_sub(old);
+        buf.extend_from_within(0..wrapped);
+        debug_assert_eq!(buf.capacity(), slots, "a buffer of other than the capacity asked for");
+        self.buf = buf;
     }
 }
 
@@ -186,7 +203,7 @@ mod tests {
         for v in 0..5u64 {
             ring.push_back(v);
         }
-        assert_eq!((ring.slots, ring.buf.len()), (8, 5), "three slots never used, never written");
+        assert_eq!((ring.slots(), ring.buf.len()), (8, 5), "three slots never used, never written");
         // Wrapped round, then grown: the wrapped values follow on past the old end.
         for _ in 0..3 {
             ring.pop_front();
@@ -195,9 +212,9 @@ mod tests {
             ring.push_back(v);
         }
         ring.push_back(11);
-        assert_eq!(ring.slots, 16);
+        assert_eq!(ring.slots(), 16);
         assert!(ring.iter().copied().eq(3..12));
-        assert!(ring.buf.len() <= ring.slots);
+        assert!(ring.buf.len() <= ring.slots());
     }
 
     /// A ring of values larger than a cache line starts at two slots, then doubles.
@@ -205,12 +222,19 @@ mod tests {
     fn a_ring_of_large_values_starts_small() {
         let mut ring: Ring<[u64; 12]> = Ring::new();
         ring.push_back([1; 12]);
-        assert_eq!(ring.slots, 2);
+        assert_eq!(ring.slots(), 2);
         for v in 2..6 {
             ring.push_back([v; 12]);
         }
-        assert_eq!(ring.slots, 8);
+        assert_eq!(ring.slots(), 8);
         assert!(ring.iter().map(|v| v[0]).eq(1..6));
+    }
+
+    /// A ring is 32 bytes whatever it holds: a face keeps two.
+    #[test]
+    fn a_ring_is_four_words() {
+        assert_eq!(std::mem::size_of::<Ring<u8>>(), 32);
+        assert_eq!(std::mem::size_of::<Ring<[u64; 12]>>(), 32);
     }
 
     #[test]
