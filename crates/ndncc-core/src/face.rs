@@ -101,11 +101,12 @@ impl FaceCounters {
 
 /// A face, its fields in declaration order (`repr(C)`), what a packet reads first: the kind,
 /// link service and node that every packet passing reads, then the egress (whose own hot
-/// fields lead), then the counters, and last what only the set-up and the summary read. Six
-/// cache lines exactly, and aligned to them: a packet sent reads the first five, one that
-/// arrives over a face the first two (where the order the compiler chose, and faces starting
-/// anywhere in a line, spread either over all seven lines a face touched: in a large world
-/// each line read is a cache miss).
+/// fields lead), then the counters. Five cache lines exactly, and aligned to them: a packet
+/// that arrives over a face reads the first two (where the order the compiler chose, and faces
+/// starting anywhere in a line, spread a face over seven lines: in a large world each line
+/// read is a cache miss). Its name is the network's (`Network::face_name`), and the bandwidth
+/// of its reverse direction its peer's (`Network::reverse_bandwidth_bps`): only the set-up,
+/// the summary and some router modules read them, and here they took a sixth line.
 #[repr(C, align(64))]
 pub struct Face {
     pub kind: FaceKind,
@@ -117,10 +118,6 @@ pub struct Face {
     pub egress: Option<Egress>,
     pub counters: FaceCounters,
     pub id: FaceId,
-    /// Bandwidth of the opposite direction (what Data coming back over this face can use) [bit/s].
-    pub reverse_bandwidth_bps: u64,
-    /// "A->B" for link faces, "A:app" for application faces.
-    pub name: String,
 }
 
 impl Face {
@@ -140,16 +137,23 @@ impl Face {
     }
 }
 
+/// The bandwidth of the direction opposite `face`'s among `faces` [bit/s]: what its peer
+/// transmits at, which Data coming back over `face` can use; zero for an application face.
+pub fn reverse_bandwidth_bps(faces: &[Face], face: FaceId) -> u64 {
+    faces[face.idx()].peer().and_then(|p| faces[p.idx()].egress.as_ref()).map_or(0, |e| e.bandwidth_bps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// A face is read on every packet it sends, and a large world keeps tens of thousands: it
-    /// must not grow unnoticed (384 bytes since its drops and marks are boxed and its link's
-    /// random stream is made only where a link draws from it).
+    /// must not grow unnoticed (320 bytes since its drops and marks are boxed, its link's
+    /// random stream is made only where a link draws from it, its rings are 32 bytes and its
+    /// name is kept by the network).
     #[test]
-    fn a_face_is_six_cache_lines() {
-        assert_eq!(std::mem::size_of::<Face>(), 384, "Face is {} bytes", std::mem::size_of::<Face>());
+    fn a_face_is_five_cache_lines() {
+        assert_eq!(std::mem::size_of::<Face>(), 320, "Face is {} bytes", std::mem::size_of::<Face>());
     }
 
     /// What a packet arriving over a face reads (its kind, node and link service; the

@@ -235,8 +235,8 @@ mod tests {
         let (code, _, applied) = rib.command(&mut w, who, &cmd("register", "/x", None));
         assert_eq!(code, 200);
         assert_eq!(applied.unwrap().face_id, Some(256));
-        let a_to_b = w.net.faces.iter().find(|f| f.name == "A->B").unwrap().id;
-        let b_to_c = w.net.faces.iter().find(|f| f.name == "B->C").unwrap().id;
+        let a_to_b = w.net.face_by_name("A->B").unwrap();
+        let b_to_c = w.net.face_by_name("B->C").unwrap();
         assert_eq!(w.net.nodes[0].fib.route_cost("/x", a_to_b), Some(2));
         assert_eq!(w.net.nodes[1].fib.route_cost("/x", b_to_c), Some(1));
         assert_eq!(w.net.nodes[2].fib.route_cost("/x", app_face), Some(0));
@@ -276,7 +276,7 @@ mod tests {
         let sc = crate::scenario::load_str(text, "t.toml", &[]).unwrap();
         let mut w = crate::instantiate::build_world(&sc, 1).unwrap();
         let (a, c) = (w.net.nodes[0].id, w.net.nodes[2].id);
-        let face = |w: &World, name: &str| w.net.faces.iter().find(|f| f.name == name).unwrap().id;
+        let face = |w: &World, name: &str| w.net.face_by_name(name).unwrap();
         let (a_to_b, a_to_c, b_to_a, b_to_c) = (face(&w, "A->B"), face(&w, "A->C"), face(&w, "B->A"), face(&w, "B->C"));
         let mut rib = Rib::new(RoutePlan::new(&sc, 1, &w, &[c]), Vec::new());
         let app_face = FaceId(99);

@@ -133,7 +133,7 @@ impl InterestLimit {
             if face.egress.is_none() {
                 continue;
             }
-            let rate = self.cfg.derived_rate(face.reverse_bandwidth_bps);
+            let rate = self.cfg.derived_rate(ctx.reverse_bandwidth_bps(f));
             let limit = match (self.cfg.mode, self.cfg.limit) {
                 (_, Some(l)) => l,
                 (LimitMode::Window, None) => (rate * rtt_s).max(1.0),

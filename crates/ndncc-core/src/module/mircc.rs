@@ -263,7 +263,7 @@ impl Mircc {
 
 /// C of a face: the Data per second its reverse direction carries.
 fn capacity(ctx: &ModuleCtx, face: FaceId, data_size: Bytes) -> f64 {
-    ctx.face(face).reverse_bandwidth_bps as f64 / (8.0 * data_size.0 as f64)
+    ctx.reverse_bandwidth_bps(face) as f64 / (8.0 * data_size.0 as f64)
 }
 
 impl RouterModule for Mircc {

@@ -73,7 +73,7 @@ impl<'a> ModuleCtx<'a> {
     #[inline]
     pub fn face(&self, id: FaceId) -> &Face {
         let f = &self.faces[id.idx()];
-        assert_eq!(f.node, self.node, "a module of one node read face {} of another", f.name);
+        assert_eq!(f.node, self.node, "a module of one node read face {} of another", id.0);
         f
     }
     /// Face `id` of this node, to adjust (its Interest shaper's rate, say).
@@ -83,8 +83,14 @@ impl<'a> ModuleCtx<'a> {
     #[inline]
     pub fn face_mut(&mut self, id: FaceId) -> &mut Face {
         let f = &mut self.faces[id.idx()];
-        assert_eq!(f.node, self.node, "a module of one node changed face {} of another", f.name);
+        assert_eq!(f.node, self.node, "a module of one node changed face {} of another", id.0);
         f
+    }
+    /// The bandwidth of the direction opposite that of face `id` of this node (what Data coming
+    /// back over it can use) [bit/s]; zero for an application face.
+    pub fn reverse_bandwidth_bps(&self, id: FaceId) -> u64 {
+        self.face(id);
+        crate::face::reverse_bandwidth_bps(self.faces, id)
     }
     /// Send `packet` on `face` (see [`NodeAction::Send`]).
     pub fn send(&mut self, face: FaceId, packet: Packet) {

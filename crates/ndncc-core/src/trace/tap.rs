@@ -98,14 +98,15 @@ impl PcapTap {
                 ),
                 None => format!("link {} from {me} to {them}", net.links[link.idx()].name),
             };
-            let interface = writer.interface(&face.name, &description, snaplen)?;
+            let name = net.face_name(face.id);
+            let interface = writer.interface(name, &description, snaplen)?;
             faces.push(Some(TracedFace {
                 interface,
                 src_mac: mac(face.node),
                 dst_mac: mac(peer_node),
                 src_ip: ipv4(face.node),
                 peer_ip: ipv4(peer_node),
-                counts: TraceCounts { face: face.name.clone(), ..TraceCounts::default() },
+                counts: TraceCounts { face: name.to_owned(), ..TraceCounts::default() },
             }));
         }
         let producers: Vec<(Vec<String>, u64)> = producers.iter().map(|(p, n)| (components(p), *n)).collect();

@@ -235,12 +235,12 @@ impl WorldBuilder {
 
     /// Give `face` (a link face) a link service. Its random stream is `linkservice:FACE`.
     pub fn set_link_service(&mut self, face: FaceId, s: Box<dyn LinkService>) -> Result<(), BuilderError> {
-        let f = &mut self.net.faces[face.idx()];
-        if f.egress.is_none() {
-            return Err(BuilderError::NotALinkFace { face: f.name.clone() });
+        let name = self.net.face_name(face);
+        if self.net.faces[face.idx()].egress.is_none() {
+            return Err(BuilderError::NotALinkFace { face: name.to_owned() });
         }
-        let rng = stream(self.seed, &format!("linkservice:{}", f.name));
-        f.link_service = Some(Box::new(LinkServiceSlot::new(s, rng)));
+        let rng = stream(self.seed, &format!("linkservice:{name}"));
+        self.net.faces[face.idx()].link_service = Some(Box::new(LinkServiceSlot::new(s, rng)));
         Ok(())
     }
 
@@ -330,25 +330,23 @@ impl WorldBuilder {
         self.net.faces.push(Face {
             id: fa,
             node: a,
-            name: format!("{na}->{nb}"),
             kind: FaceKind::Link { link: id, peer: fb, peer_node: b },
             egress: Some(eg_ab),
             link_service: None,
             pending_interests: 0,
             counters: FaceCounters::default(),
-            reverse_bandwidth_bps: ba.bandwidth_bps,
         });
         self.net.faces.push(Face {
             id: fb,
             node: b,
-            name: format!("{nb}->{na}"),
             kind: FaceKind::Link { link: id, peer: fa, peer_node: a },
             egress: Some(eg_ba),
             link_service: None,
             pending_interests: 0,
             counters: FaceCounters::default(),
-            reverse_bandwidth_bps: ab.bandwidth_bps,
         });
+        self.net.face_names.push(format!("{na}->{nb}"));
+        self.net.face_names.push(format!("{nb}->{na}"));
         self.net.nodes[a.idx()].faces.push(fa);
         self.net.nodes[b.idx()].faces.push(fb);
         self.net.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
@@ -593,10 +591,10 @@ impl WorldBuilder {
             let pick = match &self.face_selection {
                 FaceSelection::All => true,
                 FaceSelection::None => false,
-                FaceSelection::List(v) => v.contains(&f.name),
+                FaceSelection::List(v) => v.iter().any(|n| n == self.net.face_name(f.id)),
             };
             if pick {
-                sampled_faces.push((f.id, self.recorder.entity(&f.name)));
+                sampled_faces.push((f.id, self.recorder.entity(self.net.face_name(f.id))));
             }
         }
         let changing: Vec<(FaceId, crate::recorder::EntityId)> = sampled_faces

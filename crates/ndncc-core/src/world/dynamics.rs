@@ -277,10 +277,8 @@ impl Engine {
         let d = eg.dynamics.get_or_insert_with(|| Box::new(Dynamics::new(None)));
         d.accrue(now, old);
         d.trace = None;
+        // What the peer's `Network::reverse_bandwidth_bps` reads.
         eg.bandwidth_bps = bps.max(1);
-        if let Some(peer) = net.faces[face.idx()].peer() {
-            net.faces[peer.idx()].reverse_bandwidth_bps = bps.max(1);
-        }
     }
 
     /// Set the one-way delay of the direction of `face`; packets on the wire keep theirs.

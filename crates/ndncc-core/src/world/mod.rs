@@ -397,14 +397,14 @@ impl World {
             a.app.summary(self.engine.end, &mut out);
         }
         let secs = self.engine.end.as_secs_f64();
-        for f in &self.net.faces {
+        for (f, name) in self.net.faces.iter().zip(&self.net.face_names) {
             let Some(eg) = &f.egress else { continue };
             let c = &f.counters;
             if c.packets_sent == 0 && c.drops() == 0 {
                 continue;
             }
             let l = c.losses();
-            let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(&f.name, "face", m, v, u));
+            let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(name, "face", m, v, u));
             row("packets_sent", c.packets_sent as f64, Unit::Packets);
             row("bytes_sent", c.bytes_sent as f64, Unit::Bytes);
             row("data_sent", c.data_sent as f64, Unit::Packets);
@@ -445,7 +445,7 @@ impl World {
                 None => {}
             }
         }
-        self.engine.probes.face_rows(&self.net.faces, &self.net.apps, &mut out);
+        self.engine.probes.face_rows(&self.net.faces, &self.net.face_names, &self.net.apps, &mut out);
         for n in &self.net.nodes {
             let c = &n.counters;
             let mut row = |m: &str, v: f64| out.push(SummaryRow::new(&n.name, "node", m, v, Unit::Packets));

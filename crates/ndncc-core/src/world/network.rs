@@ -19,6 +19,8 @@ pub struct Network {
     pub names: NameTable,
     pub nodes: Vec<Node>,
     pub faces: Vec<Face>,
+    /// Each face's name, by `FaceId`: "A->B" for link faces, "A:app" for application faces.
+    pub face_names: Vec<String>,
     pub links: Vec<Link>,
     pub apps: Vec<AppSlot>,
     /// Link faces that are down now. While none is (always, in a world without failures),
@@ -28,7 +30,18 @@ pub struct Network {
 
 impl Network {
     pub fn face_by_name(&self, name: &str) -> Option<FaceId> {
-        self.faces.iter().find(|f| f.name == name).map(|f| f.id)
+        self.face_names.iter().position(|n| n == name).map(|i| self.faces[i].id)
+    }
+
+    /// The name of face `face`.
+    pub fn face_name(&self, face: FaceId) -> &str {
+        &self.face_names[face.idx()]
+    }
+
+    /// The bandwidth of the direction opposite `face`'s, which Data coming back over it can
+    /// use [bit/s]: its peer's; zero for an application face.
+    pub fn reverse_bandwidth_bps(&self, face: FaceId) -> u64 {
+        crate::face::reverse_bandwidth_bps(&self.faces, face)
     }
 
     /// Attach `app` to `node` by an application face of its own (named `NODE:NAME`), running
@@ -46,14 +59,13 @@ impl Network {
         self.faces.push(Face {
             id: face,
             node,
-            name: format!("{}:{name}", self.nodes[node.idx()].name),
             kind: FaceKind::App { app: id },
             egress: None,
             link_service: None,
             pending_interests: 0,
             counters: FaceCounters::default(),
-            reverse_bandwidth_bps: 0,
         });
+        self.face_names.push(format!("{}:{name}", self.nodes[node.idx()].name));
         self.nodes[node.idx()].faces.push(face);
         self.apps.push(AppSlot { id, name: name.to_owned(), node, face, app, start, stop });
         (id, face)
@@ -166,6 +178,25 @@ pub struct AppSlot {
 mod tests {
     use super::*;
     use std::mem::{offset_of, size_of};
+
+    /// A face's name and the bandwidth Data coming back over it can use are its link's, and
+    /// the latter follows a change of the far direction's bandwidth.
+    #[test]
+    fn a_face_s_name_and_reverse_bandwidth_come_from_its_link() {
+        use crate::world::{LinkParams, WorldBuilder};
+        let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
+        let (a, c) = (b.add_node("A"), b.add_node("B"));
+        let delay = SimDuration::from_millis(1);
+        b.add_link("A-B", a, c, LinkParams::new(10_000_000, delay), LinkParams::new(3_000_000, delay))
+            .expect("a link");
+        let mut w = b.build();
+        let (ab, ba) = (w.net.face_by_name("A->B").expect("A->B"), w.net.face_by_name("B->A").expect("B->A"));
+        assert_eq!((w.net.face_name(ab), w.net.face_name(ba)), ("A->B", "B->A"));
+        assert_eq!((w.net.reverse_bandwidth_bps(ab), w.net.reverse_bandwidth_bps(ba)), (3_000_000, 10_000_000));
+        w.engine.set_bandwidth(&mut w.net, ba, 5_000_000);
+        assert_eq!((w.net.reverse_bandwidth_bps(ab), w.net.reverse_bandwidth_bps(ba)), (5_000_000, 10_000_000));
+        assert_eq!(w.net.face_by_name("A->C"), None);
+    }
 
     /// What forwarding a packet reads of a node lies in its first six cache lines, and the
     /// node is nine lines, aligned to them.

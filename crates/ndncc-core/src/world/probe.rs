@@ -211,7 +211,8 @@ impl Probes {
     ///
     /// Both look-ups are indexed once rather than searched per face: a tree of 1,111 nodes has
     /// 2,220 faces, a thousand flows cross its top ones, and the summary has 60,000 rows.
-    pub(super) fn face_rows(&self, faces: &[Face], apps: &[AppSlot], out: &mut Vec<SummaryRow>) {
+    /// `names` are the faces' names, by face.
+    pub(super) fn face_rows(&self, faces: &[Face], names: &[String], apps: &[AppSlot], out: &mut Vec<SummaryRow>) {
         let mut throughput: FxHashMap<&str, f64> = FxHashMap::default();
         for r in out.iter() {
             if let Some(kbps) = r.flow_throughput_kbps() {
@@ -227,7 +228,7 @@ impl Probes {
         }
         let mut rows = Vec::new();
         let mut taking: Vec<usize> = Vec::new();
-        for f in faces {
+        for (f, name) in faces.iter().zip(names) {
             let Some(probe) = f.egress.as_ref().and_then(|eg| self.faces.get(eg.probe as usize)) else { continue };
             if f.counters.packets_sent == 0 {
                 continue;
@@ -239,7 +240,7 @@ impl Probes {
                     Some(q) => sojourn.quantile_s(q),
                 };
                 if let Some(s) = s {
-                    rows.push(SummaryRow::new(&f.name, "face", metric, s * 1e3, Unit::Ms));
+                    rows.push(SummaryRow::new(name, "face", metric, s * 1e3, Unit::Ms));
                 }
             }
             // The applications taking part in the flows this face carried Data of, in app order.
@@ -252,8 +253,8 @@ impl Probes {
             let shares: Vec<f64> =
                 taking.iter().filter_map(|&at| throughput.get(apps[at].name.as_str()).copied()).collect();
             if let Some(j) = jain_index(&shares) {
-                rows.push(SummaryRow::new(&f.name, "face", "jain_index", j, Unit::Ratio));
-                rows.push(SummaryRow::new(&f.name, "face", "jain_flows", shares.len() as f64, Unit::Flows));
+                rows.push(SummaryRow::new(name, "face", "jain_index", j, Unit::Ratio));
+                rows.push(SummaryRow::new(name, "face", "jain_flows", shares.len() as f64, Unit::Flows));
             }
         }
         out.extend(rows);
@@ -356,13 +357,11 @@ mod tests {
         let mut face = Face {
             id: FaceId(1),
             node: NodeId(0),
-            name: "A->B".into(),
             kind: FaceKind::App { app: AppId(0) },
             egress: None,
             link_service: None,
             pending_interests: 0,
             counters: Default::default(),
-            reverse_bandwidth_bps: 0,
         };
         face.counters.packets_sent = 2;
         let h = probes.faces[1].sojourn_of(&face);

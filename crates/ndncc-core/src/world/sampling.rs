@@ -119,7 +119,7 @@ impl Engine {
                 f.counters.marks() as f64,
             ];
             if let Some(kept) = unchanged {
-                assert_eq!(kept, values, "face {} changed without a mark at {now}", f.name);
+                assert_eq!(kept, values, "face {} changed without a mark at {now}", net.face_name(fid));
             }
             rec.face_samples(now, &rows(values));
             let cacheable = eg.shaper.is_none() && f.link_service.is_none();

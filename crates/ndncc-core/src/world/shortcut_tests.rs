@@ -242,7 +242,12 @@ fn prefetching_changes_nothing_in_a_large_tree() {
     // The look ahead finds an arrival's node from the sending face alone.
     for f in &fast.net.faces {
         if let crate::face::FaceKind::Link { peer, peer_node, .. } = f.kind {
-            assert_eq!(peer_node, fast.net.faces[peer.idx()].node, "face {} names the wrong far node", f.name);
+            assert_eq!(
+                peer_node,
+                fast.net.faces[peer.idx()].node,
+                "face {} names the wrong far node",
+                fast.net.face_name(f.id)
+            );
         }
     }
     assert!(fast.counters().packet_hops > 100_000, "only {} hops", fast.counters().packet_hops);
