@@ -187,8 +187,7 @@ mod tests {
         let mut b = WorldBuilder::new(1, SimDuration::from_secs(1));
         let (a, c) = (b.add_node("A"), b.add_node("B"));
         let delay = SimDuration::from_millis(1);
-        b.add_link("A-B", a, c, LinkParams::new(10_000_000, delay), LinkParams::new(3_000_000, delay))
-            .expect("a link");
+        b.add_link("A-B", a, c, LinkParams::new(10_000_000, delay), LinkParams::new(3_000_000, delay)).expect("a link");
         let mut w = b.build();
         let (ab, ba) = (w.net.face_by_name("A->B").expect("A->B"), w.net.face_by_name("B->A").expect("B->A"));
         assert_eq!((w.net.face_name(ab), w.net.face_name(ba)), ("A->B", "B->A"));
