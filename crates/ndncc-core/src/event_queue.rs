@@ -314,9 +314,9 @@ impl<E: Copy> EventQueue<E> {
     /// The run's next event and its time, if it is the next event of the queue and falls at or
     /// before `end`.
     #[inline(always)]
-    pub fn run_front(&self, run: &LaneRun, end: SimTime) -> Option<(SimTime, &E)> {
+    pub fn run_front(&self, run: &LaneRun, end: SimTime) -> Option<(SimTime, E)> {
         let e = self.lanes[run.lane].fifo.front()?;
-        (e.key < run.others && e.time() <= end).then(|| (e.time(), &e.event))
+        (e.key < run.others && e.time() <= end).then_some((e.time(), e.event))
     }
 
     /// Take the run's front, which `run_front` returned, advancing the clock to its time.
@@ -683,7 +683,7 @@ mod tests {
                 let Some(run) = runs.open_run() else { continue };
                 let mut open = Some(run);
                 while let Some(run) = open.take() {
-                    let Some((t, &e)) = runs.run_front(&run, SimTime(u64::MAX)) else {
+                    let Some((t, e)) = runs.run_front(&run, SimTime(u64::MAX)) else {
                         runs.close_run(run);
                         break;
                     };

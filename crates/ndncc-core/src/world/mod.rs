@@ -309,14 +309,17 @@ impl World {
     fn run_idle_polls(&mut self, instant: (SimTime, u64), next_progress: SimTime, work: u64) -> (SimTime, u64) {
         let engine = &mut self.engine;
         let (mut instant, mut at_instant) = instant;
+        if work >= LIVENESS_WORK {
+            return (instant, at_instant);
+        }
         let Some(run) = engine.queue.open_run() else { return (instant, at_instant) };
-        // Every event of the run is an idle poll.
-        let before = engine.counters.events;
-        while let Some((t, &Event::AppWake { app, gen })) = engine.queue.run_front(&run, engine.end) {
-            if t >= next_progress
-                || engine.counters.events % LIVENESS_EVENTS == LIVENESS_EVENTS - 1
-                || work >= LIVENESS_WORK
-            {
+        // The loop's checks, made once: its progress call falls at the first event at or past
+        // `next_progress` (above zero) and its liveness call at the first event count of
+        // `LIVENESS_EVENTS - 1` modulo `LIVENESS_EVENTS` (a power of two) from here.
+        let until = engine.end.min(SimTime(next_progress.0.saturating_sub(1)));
+        let (before, liveness) = (engine.counters.events, engine.counters.events | (LIVENESS_EVENTS - 1));
+        while let Some((t, Event::AppWake { app, gen })) = engine.queue.run_front(&run, until) {
+            if engine.counters.events == liveness {
                 break;
             }
             let at = if t == instant { at_instant + 1 } else { 0 };
