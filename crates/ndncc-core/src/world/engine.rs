@@ -81,6 +81,15 @@ impl AppWaker {
     pub(super) fn on(node: &super::Node) -> AppWaker {
         AppWaker { tick: node.clock_tick, phase: node.clock_phase, ..AppWaker::default() }
     }
+
+    /// Ask to be woken at `t`, on the node's clock and not before `now` (as `Node::align`):
+    /// the time and generation of the wake-up event to schedule, or `None` when one at or
+    /// before that time is pending.
+    #[inline(always)]
+    fn request(&mut self, t: SimTime, now: SimTime) -> Option<(SimTime, u32)> {
+        let t = t.max(now).ceil_to_edge(self.tick, self.phase);
+        self.wake.request(t).map(|gen| (t, gen))
+    }
 }
 
 /// What running a wake-up as an idle poll came to (`Engine::idle_poll`).
@@ -235,10 +244,8 @@ impl Engine {
         waker.polled = true;
         self.idle_polls_run += 1;
         self.watchdog.last_actor = Actor::App(app);
-        // As `schedule_app_wake`.
-        let t = next.max(now).ceil_to_edge(waker.tick, waker.phase);
-        match waker.wake.request(t) {
-            Some(gen) => Poll::Next(t, gen),
+        match waker.request(next, now) {
+            Some((t, gen)) => Poll::Next(t, gen),
             None => Poll::Done,
         }
     }
@@ -287,10 +294,7 @@ impl Engine {
     /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
     pub(super) fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
         let now = self.queue.now();
-        let waker = &mut self.wakers[app.idx()];
-        // As `Node::align` on the app's node.
-        let t = t.max(now).ceil_to_edge(waker.tick, waker.phase);
-        if let Some(gen) = waker.wake.request(t) {
+        if let Some((t, gen)) = self.wakers[app.idx()].request(t, now) {
             self.schedule(t, Event::AppWake { app, gen });
         }
     }
