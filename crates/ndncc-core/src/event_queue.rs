@@ -297,8 +297,9 @@ pub struct LaneRun {
 impl<E: Copy> EventQueue<E> {
     /// Open a run on the lane that holds the next event, if one does. While it is open, the
     /// lane is out of the winner tree: `run_front` and `run_pop` take its front, one compare
-    /// each, and `run_schedule` appends to it, where a pop and a push would each replay the
-    /// lane's path in the tree. Only these may be called until `close_run`.
+    /// each, and `run_pop_and_schedule` takes it and appends another in one ring step, where a
+    /// pop and a push would each replay the lane's path in the tree. Only these may be called
+    /// until `close_run`.
     #[inline]
     pub fn open_run(&mut self) -> Option<LaneRun> {
         if !self.lane_is_next() {
@@ -329,20 +330,26 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Schedule `event` at `time` at the back of the run's lane, if it is where `schedule`
-    /// would put it: the lane holds events and its delay is `time`'s, so it is the one lane
-    /// of that delay (see `lane_push`), and the event's key falls after its last. Says whether
-    /// it did; if not, nothing changed, and the caller closes the run and schedules it.
+    /// Take the run's front, which `run_front` returned at `t`, and schedule `event` at `time`
+    /// at the back of the lane, if that is where `schedule` would put it after the pop: the
+    /// lane still holds events and its delay is `time`'s, so it is the one lane of that delay
+    /// (see `lane_push`), and the event's key falls after its last. Says whether it did; if
+    /// not, only the front was taken, and the caller closes the run and schedules the event.
     #[inline(always)]
-    pub fn run_schedule(&mut self, run: &LaneRun, time: SimTime, event: E) -> bool {
+    pub fn run_pop_and_schedule(&mut self, run: &LaneRun, t: SimTime, time: SimTime, event: E) -> bool {
         let key = (u128::from(time.0) << 64) | u128::from(self.next_seq);
         let lane = &mut self.lanes[run.lane];
-        let takes = time >= self.now
-            && lane.delay == (time - self.now).nanos()
+        let takes = lane.fifo.len() >= 2
+            && time >= t
+            && lane.delay == (time - t).nanos()
             && lane.fifo.back().is_some_and(|back| back.key < key);
+        debug_assert!(t >= self.now, "time went backwards");
+        (self.now, self.popped) = (t, self.popped + 1);
         if takes {
             self.next_seq += 1;
-            lane.fifo.push_back(Entry { key, event });
+            lane.fifo.rotate(Entry { key, event });
+        } else {
+            lane.fifo.pop_front();
         }
         takes
     }
@@ -623,8 +630,8 @@ mod tests {
         }
 
         /// Events taken as lane runs, as the world takes idle polls (`open_run`, then
-        /// `run_front`, `run_pop` and `run_schedule` while they can, `close_run`), come in the
-        /// order of the plain queue, and each schedules what it would there, on whichever path:
+        /// `run_front`, `run_pop` and `run_pop_and_schedule` while they can, `close_run`), come
+        /// in the order of the plain queue, and each schedules what it would there, on whichever path:
         /// a follow-up a run's lane does not take ends the run and goes through `schedule`.
         #[test]
         fn lane_runs_take_events_in_the_order_of_plain_pops(
@@ -650,33 +657,14 @@ mod tests {
                 }
                 taken.push((t, e));
             }
-            // The follow-up, `delay` after `t`, of an event popped at `t`, through a run if one is
-            // open; false when the run's lane does not take it (and nothing was scheduled).
-            fn follow_up(
-                q: &mut EventQueue<usize>,
-                next_id: &mut usize,
-                (t, delay): (SimTime, u64),
-                run: Option<&LaneRun>,
-            ) -> bool {
-                if *next_id >= 400 {
-                    return true;
-                }
-                let at = t + SimDuration::from_nanos(delay);
-                let taken = match run {
-                    Some(run) => q.run_schedule(run, at, *next_id),
-                    None => {
-                        q.schedule(at, *next_id);
-                        true
-                    }
-                };
-                *next_id += usize::from(taken);
-                taken
-            }
             let mut order = Vec::new();
             let mut next_id = start.len();
             while let Some((t, e)) = runs.pop() {
                 order.push((t, e));
-                follow_up(&mut runs, &mut next_id, (t, delay(e)), None);
+                if next_id < 400 {
+                    runs.schedule(t + SimDuration::from_nanos(delay(e)), next_id);
+                    next_id += 1;
+                }
                 if order.len() % 4 != runs_from {
                     continue;
                 }
@@ -687,15 +675,21 @@ mod tests {
                         runs.close_run(run);
                         break;
                     };
-                    runs.run_pop(&run);
                     order.push((t, e));
-                    if follow_up(&mut runs, &mut next_id, (t, delay(e)), Some(&run)) {
+                    if next_id >= 400 {
+                        runs.run_pop(&run);
                         open = Some(run);
-                    } else {
+                        continue;
+                    }
+                    let at = t + SimDuration::from_nanos(delay(e));
+                    if !runs.run_pop_and_schedule(&run, t, at, next_id) {
                         // Not taken: close the run and schedule it as the plain queue would.
                         runs.close_run(run);
-                        follow_up(&mut runs, &mut next_id, (t, delay(e)), None);
+                        runs.schedule(at, next_id);
+                    } else {
+                        open = Some(run);
                     }
+                    next_id += 1;
                 }
             }
             proptest::prop_assert_eq!(order, taken);

@@ -83,6 +83,20 @@ impl<T: Copy> Ring<T> {
         self.len -= 1;
         Some(value)
     }
+    /// Drop the front value and append `value`, as `pop_front` then `push_back` would, with
+    /// neither growth nor a change of length: the back's new slot is the one past it, or the
+    /// front's own when the ring is full. The ring must not be empty.
+    #[inline(always)]
+    pub fn rotate(&mut self, value: T) {
+        debug_assert!(self.len > 0, "rotating an empty ring");
+        let at = self.slot(self.len());
+        match self.buf.get_mut(at) {
+            Some(slot) => *slot = value,
+            None => self.buf.push(value),
+        }
+        // Below the slots' count, as in `pop_front`.
+        self.head = self.slot(1) as u32;
+    }
     #[inline(always)]
     pub fn front(&self) -> Option<&T> {
         (self.len > 0).then(|| &self.buf[self.head as usize])
@@ -151,6 +165,7 @@ mod tests {
     enum Op {
         Push(u32),
         Pop,
+        Rotate(u32),
         Retain(u32),
         Clear,
     }
@@ -160,6 +175,7 @@ mod tests {
         prop_oneof![
             8 => any::<u32>().prop_map(Op::Push),
             6 => Just(Op::Pop),
+            3 => any::<u32>().prop_map(Op::Rotate),
             1 => (1u32..5).prop_map(Op::Retain),
             1 => Just(Op::Clear),
         ]
@@ -178,6 +194,12 @@ mod tests {
                         model.push_back(v);
                     }
                     Op::Pop => proptest::prop_assert_eq!(ring.pop_front(), model.pop_front()),
+                    Op::Rotate(v) if !model.is_empty() => {
+                        ring.rotate(v);
+                        model.pop_front();
+                        model.push_back(v);
+                    }
+                    Op::Rotate(_) => {}
                     Op::Retain(m) => {
                         ring.retain(|v| v % m != 0);
                         model.retain(|v| v % m != 0);

@@ -331,15 +331,17 @@ impl World {
                 Poll::Done => None,
                 Poll::Next(at, gen) => Some((at, Event::AppWake { app, gen })),
             };
-            engine.queue.run_pop(&run);
             (instant, at_instant) = (t, at);
             engine.counters.events += 1;
-            if let Some((at, ev)) = next {
-                if !engine.queue.run_schedule(&run, at, ev) {
-                    engine.queue.close_run(run);
-                    engine.schedule(at, ev);
-                    engine.idle_polls_in_runs += engine.counters.events - before;
-                    return (instant, at_instant);
+            match next {
+                None => engine.queue.run_pop(&run),
+                Some((at, ev)) => {
+                    if !engine.queue.run_pop_and_schedule(&run, t, at, ev) {
+                        engine.queue.close_run(run);
+                        engine.schedule(at, ev);
+                        engine.idle_polls_in_runs += engine.counters.events - before;
+                        return (instant, at_instant);
+                    }
                 }
             }
         }
