@@ -337,17 +337,17 @@ impl<E: Copy> EventQueue<E> {
     /// not, only the front was taken, and the caller closes the run and schedules the event.
     #[inline(always)]
     pub fn run_pop_and_schedule(&mut self, run: &LaneRun, t: SimTime, time: SimTime, event: E) -> bool {
-        let key = (u128::from(time.0) << 64) | u128::from(self.next_seq);
+        let entry = Entry::new(time, self.next_seq, event);
         let lane = &mut self.lanes[run.lane];
         let takes = lane.fifo.len() >= 2
             && time >= t
             && lane.delay == (time - t).nanos()
-            && lane.fifo.back().is_some_and(|back| back.key < key);
+            && lane.fifo.back().is_some_and(|back| back.key < entry.key);
         debug_assert!(t >= self.now, "time went backwards");
         (self.now, self.popped) = (t, self.popped + 1);
         if takes {
             self.next_seq += 1;
-            lane.fifo.rotate(Entry { key, event });
+            lane.fifo.rotate(entry);
         } else {
             lane.fifo.pop_front();
         }

@@ -59,17 +59,22 @@ impl<T: Copy> Ring<T> {
     fn slot(&self, k: usize) -> usize {
         (self.head as usize + k) & (self.slots() - 1)
     }
+    /// Write `value` to the slot just behind the back (which the caller makes room for).
     #[inline(always)]
-    pub fn push_back(&mut self, value: T) {
-        if self.len() == self.slots() {
-            self.grow();
-        }
-        // The back's slot is at most one past those written (see `buf`).
+    fn write_behind_back(&mut self, value: T) {
+        // That slot is at most one past those written (see `buf`).
         let at = self.slot(self.len());
         match self.buf.get_mut(at) {
             Some(slot) => *slot = value,
             None => self.buf.push(value),
         }
+    }
+    #[inline(always)]
+    pub fn push_back(&mut self, value: T) {
+        if self.len() == self.slots() {
+            self.grow();
+        }
+        self.write_behind_back(value);
         self.len += 1;
     }
     #[inline(always)]
@@ -89,11 +94,7 @@ impl<T: Copy> Ring<T> {
     #[inline(always)]
     pub fn rotate(&mut self, value: T) {
         debug_assert!(self.len > 0, "rotating an empty ring");
-        let at = self.slot(self.len());
-        match self.buf.get_mut(at) {
-            Some(slot) => *slot = value,
-            None => self.buf.push(value),
-        }
+        self.write_behind_back(value);
         // Below the slots' count, as in `pop_front`.
         self.head = self.slot(1) as u32;
     }

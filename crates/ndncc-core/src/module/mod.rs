@@ -89,6 +89,7 @@ impl<'a> ModuleCtx<'a> {
     /// The bandwidth of the direction opposite that of face `id` of this node (what Data coming
     /// back over it can use) [bit/s]; zero for an application face.
     pub fn reverse_bandwidth_bps(&self, id: FaceId) -> u64 {
+        // Checks that `id` is a face of this node.
         self.face(id);
         crate::face::reverse_bandwidth_bps(self.faces, id)
     }

@@ -318,6 +318,8 @@ impl World {
         // `LIVENESS_EVENTS - 1` modulo `LIVENESS_EVENTS` (a power of two) from here.
         let until = engine.end.min(SimTime(next_progress.0.saturating_sub(1)));
         let (before, liveness) = (engine.counters.events, engine.counters.events | (LIVENESS_EVENTS - 1));
+        // A successor the run's lane does not take, scheduled once the run is closed.
+        let mut elsewhere = None;
         while let Some((t, Event::AppWake { app, gen })) = engine.queue.run_front(&run, until) {
             if engine.counters.events == liveness {
                 break;
@@ -335,17 +337,17 @@ impl World {
             engine.counters.events += 1;
             match next {
                 None => engine.queue.run_pop(&run),
-                Some((at, ev)) => {
-                    if !engine.queue.run_pop_and_schedule(&run, t, at, ev) {
-                        engine.queue.close_run(run);
-                        engine.schedule(at, ev);
-                        engine.idle_polls_in_runs += engine.counters.events - before;
-                        return (instant, at_instant);
-                    }
+                Some((at, ev)) if !engine.queue.run_pop_and_schedule(&run, t, at, ev) => {
+                    elsewhere = Some((at, ev));
+                    break;
                 }
+                Some(_) => {}
             }
         }
         engine.queue.close_run(run);
+        if let Some((at, ev)) = elsewhere {
+            engine.schedule(at, ev);
+        }
         engine.idle_polls_in_runs += engine.counters.events - before;
         (instant, at_instant)
     }
