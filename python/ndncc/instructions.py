@@ -53,6 +53,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "links": (
         "world/link.rs",
         "egress.rs",
+        "flight.rs",
         "face.rs",
         "queue/",
         "loss.rs",

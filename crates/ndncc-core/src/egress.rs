@@ -7,11 +7,10 @@ use std::sync::Arc;
 
 use crate::link_trace::{DeliveryTrace, TraceCursor};
 
+use crate::flight::Flight;
 use crate::loss::LossModel;
-use crate::packet::Packet;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
-use crate::ring::Ring;
 use crate::rng::LazyStream;
 use crate::time::{SimDuration, SimTime};
 
@@ -70,8 +69,9 @@ impl Underlay {
 /// link draws from, last.
 #[repr(C)]
 pub struct Egress {
-    /// Packets on the wire towards the peer, in arrival order: (arrival time, order key, packet).
-    pub in_flight: Ring<(SimTime, u64, Packet)>,
+    /// Packets on the wire towards the peer, in arrival order, in the network's
+    /// `FlightPool`.
+    pub flight: Flight,
     /// The first this many packets in flight have their `Arrive` in the event queue (the
     /// others get theirs as the one before arrives).
     pub arrivals_queued: u32,
@@ -192,7 +192,7 @@ impl Egress {
             busy_until: SimTime::ZERO,
             tx_wake_pending: false,
             underlay: None,
-            in_flight: Ring::new(),
+            flight: Flight::default(),
             arrivals_queued: 0,
             probe: 0,
             last_tx: (0, SimDuration::ZERO),

@@ -23,6 +23,7 @@ pub mod emulate;
 pub mod event_queue;
 pub mod face;
 pub mod face_selection;
+pub mod flight;
 pub mod forwarder;
 pub mod histogram;
 pub mod ids;

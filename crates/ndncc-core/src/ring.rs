@@ -1,6 +1,6 @@
 //! A FIFO of small `Copy` values in a ring whose size is a power of two, for the queues every
-//! packet passes (the event queue's lanes, a link's packets in flight, a node's work, the PIT's
-//! expiry records, a DropTail queue).
+//! packet passes (the event queue's lanes, a node's work, the PIT's expiry records, a DropTail
+//! queue).
 //!
 //! `std::collections::VecDeque` does the same job for any type, and costs more on this path: it
 //! wraps an index with a compare rather than a mask, and its `push_back` is a call that
@@ -8,7 +8,7 @@
 //! ring grows (doubling, out of line) and never shrinks, like a `VecDeque`, and its slots take
 //! memory only once used.
 
-/// A first-in first-out queue of `T`, in 32 bytes (a face keeps two, in the lines every packet
+/// A first-in first-out queue of `T`, in 32 bytes (a face keeps one, in the lines every packet
 /// it sends reads).
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
@@ -137,8 +137,8 @@ impl<T: Copy> Ring<T> {
     /// the first slot not yet written.
     ///
     /// A ring's first buffer has four slots, or two of values larger than a cache line (a
-    /// link's packets in flight, a queue's packets): a large world has rings like these on
-    /// each of its tens of thousands of faces, most holding one or two packets at a time.
+    /// queue's packets): a large world has rings like these on each of its tens of thousands
+    /// of faces, most holding one or two packets at a time.
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
@@ -253,7 +253,7 @@ mod tests {
         assert!(ring.iter().map(|v| v[0]).eq(1..6));
     }
 
-    /// A ring is 32 bytes whatever it holds: a face keeps two.
+    /// A ring is 32 bytes whatever it holds: a face keeps one.
     #[test]
     fn a_ring_is_four_words() {
         assert_eq!(std::mem::size_of::<Ring<u8>>(), 32);

@@ -170,8 +170,8 @@ impl Engine {
             d.accrue(now, bw);
             d.down = true;
             // Packets already doomed by an earlier failure were counted then.
-            lost.extend(eg.in_flight.iter().skip(d.doomed).map(|&(_, _, p)| p));
-            d.doomed = eg.in_flight.len();
+            lost.extend(net.flights.iter(&eg.flight).skip(d.doomed).map(|f| f.packet));
+            d.doomed = eg.flight.len();
             if let Some(ul) = eg.underlay.as_mut() {
                 ul.departures.clear();
             }

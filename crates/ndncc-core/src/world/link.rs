@@ -53,12 +53,12 @@ impl Engine {
         let f = &mut net.faces[from.idx()];
         let FaceKind::Link { peer, .. } = f.kind else { return };
         let Some(eg) = f.egress.as_mut() else { return };
-        let Some((_, _, packet)) = eg.in_flight.pop_front() else { return };
+        let Some(packet) = net.flights.pop_front(&mut eg.flight) else { return };
         eg.arrivals_queued = eg.arrivals_queued.saturating_sub(1);
         if eg.arrivals_queued == 0 {
-            if let Some(&(t, seq, _)) = eg.in_flight.front() {
+            if let Some(next) = net.flights.front(&eg.flight) {
                 eg.arrivals_queued = 1;
-                self.queue.schedule_keyed_irregular(t, seq, Event::Arrive { from });
+                self.queue.schedule_keyed_irregular(next.arrival, next.seq, Event::Arrive { from });
             }
         }
         if let Some(d) = eg.dynamics.as_deref_mut() {
@@ -376,17 +376,17 @@ impl Engine {
             // after the ones ahead of it. Only a changing link's delay changes; with a
             // constant one arrivals never go back.
             let t = match eg.dynamics {
-                Some(_) => eg.in_flight.back().map_or(t, |&(last, _, _)| t.max(last)),
+                Some(_) => net.flights.back(&eg.flight).map_or(t, |last| t.max(last.arrival)),
                 None => t,
             };
             let seq = self.queue.take_seq();
-            let all_queued = eg.arrivals_queued as usize == eg.in_flight.len();
-            eg.in_flight.push_back((t, seq, *p));
-            if eg.in_flight.len() == 1 {
+            let all_queued = eg.arrivals_queued as usize == eg.flight.len();
+            net.flights.push_back(&mut eg.flight, t, seq, *p);
+            if eg.flight.len() == 1 {
                 eg.arrivals_queued = 1;
                 self.queue.schedule_keyed(t, seq, Event::Arrive { from: face });
             } else if all_queued
-                && eg.in_flight.len() <= QUEUED_ARRIVALS
+                && eg.flight.len() <= QUEUED_ARRIVALS
                 && self.queue.schedule_in_lane(t, seq, Event::Arrive { from: face })
             {
                 eg.arrivals_queued = eg.arrivals_queued.saturating_add(1);

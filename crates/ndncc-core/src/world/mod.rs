@@ -46,9 +46,10 @@ pub enum Event {
         face: FaceId,
     },
     /// The packet at the head of the flight of the link direction `from` (the transmitting
-    /// face) arrives at the other end. Packets in flight wait in their link's own FIFO (they
-    /// arrive in the order they left); the event queue holds the arrivals of its first few, at
-    /// least the head's (see `Engine::transmit`).
+    /// face) arrives at the other end. Packets in flight wait in their link's flight, a FIFO
+    /// list through the network's pool of packets on the wire (they arrive in the order they
+    /// left); the event queue holds the arrivals of its first few, at least the head's (see
+    /// `Engine::transmit`).
     Arrive {
         from: FaceId,
     },
@@ -366,7 +367,7 @@ impl World {
         match self.engine.queue.peek_event() {
             Some(Event::Arrive { from }) => {
                 let Some(f) = self.net.faces.get(from.idx()) else { return };
-                if let Some(p) = f.egress.as_ref().and_then(|e| e.in_flight.front()) {
+                if let Some(p) = f.egress.as_ref().and_then(|e| self.net.flights.front(&e.flight)) {
                     prefetch(p);
                 }
                 // The node it arrives at reads its PIT and FIB first, and in a large world that

@@ -5,6 +5,7 @@
 
 use crate::app::Application;
 use crate::face::{Face, FaceCounters, FaceKind};
+use crate::flight::FlightPool;
 use crate::forwarder::strategy::AnyStrategy;
 use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
@@ -23,6 +24,8 @@ pub struct Network {
     pub face_names: Vec<String>,
     pub links: Vec<Link>,
     pub apps: Vec<AppSlot>,
+    /// The packets on the wire of every link direction (`Egress::flight`).
+    pub flights: FlightPool,
     /// Link faces that are down now. While none is (always, in a world without failures),
     /// forwarding skips the check of each next hop.
     pub faces_down: u32,
