@@ -10,9 +10,12 @@ use crate::recorder::{Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
+/// In declaration order (`repr(C)`): the controller, which every Data and every Interest
+/// sent asks, beside the core's hot lines (see `ConsumerCore`).
+#[repr(C)]
 pub struct WindowConsumer {
-    core: ConsumerCore,
     ctl: Box<dyn WindowControl>,
+    core: ConsumerCore,
     /// Scratch list of the holes one Data revealed.
     holes: Vec<u64>,
 }
