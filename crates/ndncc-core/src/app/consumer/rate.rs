@@ -25,12 +25,15 @@ use crate::recorder::{Recorder, SummaryRow};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
+/// In declaration order (`repr(C)`): the controller and the credit, which every Data and
+/// every release read, beside the core's hot lines (see `ConsumerCore`).
+#[repr(C)]
 pub struct RateConsumer {
-    core: ConsumerCore,
     ctl: Box<dyn RateControl>,
     /// Interests due but not yet released, and when that was last brought up to date.
     credit: f64,
     credit_at: SimTime,
+    core: ConsumerCore,
 }
 
 impl RateConsumer {
