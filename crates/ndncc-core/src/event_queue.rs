@@ -333,16 +333,21 @@ impl<E: Copy> EventQueue<E> {
     /// Take the run's front, which `run_front` returned at `t`, and schedule `event` at `time`
     /// at the back of the lane, if that is where `schedule` would put it after the pop: the
     /// lane still holds events and its delay is `time`'s, so it is the one lane of that delay
-    /// (see `lane_push`), and the event's key falls after its last. Says whether it did; if
-    /// not, only the front was taken, and the caller closes the run and schedules the event.
+    /// (see `lane_push`). Says whether it did; if not, only the front was taken, and the
+    /// caller closes the run and schedules the event.
+    ///
+    /// The event's key then falls after the lane's last, unchecked: every event in a lane was
+    /// scheduled its delay ahead at a time no later than `t`, so none falls after `time`, and
+    /// one at `time` has an older sequence number.
     #[inline(always)]
     pub fn run_pop_and_schedule(&mut self, run: &LaneRun, t: SimTime, time: SimTime, event: E) -> bool {
         let entry = Entry::new(time, self.next_seq, event);
         let lane = &mut self.lanes[run.lane];
-        let takes = lane.fifo.len() >= 2
-            && time >= t
-            && lane.delay == (time - t).nanos()
-            && lane.fifo.back().is_some_and(|back| back.key < entry.key);
+        let takes = lane.fifo.len() >= 2 && time >= t && lane.delay == (time - t).nanos();
+        debug_assert!(
+            !takes || lane.fifo.back().is_some_and(|back| back.key < entry.key),
+            "an event of the lane's delay that falls before its last"
+        );
         debug_assert!(t >= self.now, "time went backwards");
         (self.now, self.popped) = (t, self.popped + 1);
         if takes {
