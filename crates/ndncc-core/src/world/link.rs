@@ -53,7 +53,8 @@ impl Engine {
         let f = &mut net.faces[from.idx()];
         let FaceKind::Link { peer, .. } = f.kind else { return };
         let Some(eg) = f.egress.as_mut() else { return };
-        let Some(packet) = net.flights.pop_front(&mut eg.flight) else { return };
+        let Some(packet) = net.flights.front(&eg.flight).map(|arrived| arrived.packet) else { return };
+        net.flights.drop_front(&mut eg.flight);
         eg.arrivals_queued = eg.arrivals_queued.saturating_sub(1);
         if eg.arrivals_queued == 0 {
             if let Some(next) = net.flights.front(&eg.flight) {
@@ -381,7 +382,7 @@ impl Engine {
             };
             let seq = self.queue.take_seq();
             let all_queued = eg.arrivals_queued as usize == eg.flight.len();
-            net.flights.push_back(&mut eg.flight, t, seq, *p);
+            net.flights.push_back(&mut eg.flight, t, seq, p);
             if eg.flight.len() == 1 {
                 eg.arrivals_queued = 1;
                 self.queue.schedule_keyed(t, seq, Event::Arrive { from: face });
