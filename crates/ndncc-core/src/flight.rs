@@ -108,16 +108,9 @@ impl FlightPool {
         (self.slots.len() - 1) as u32
     }
 
-    /// Take the packet at the front of `flight`; its slot is the next to be taken.
-    #[inline(always)]
-    pub fn pop_front(&mut self, flight: &mut Flight) -> Option<Packet> {
-        let packet = self.front(flight)?.packet;
-        self.drop_front(flight);
-        Some(packet)
-    }
-
     /// Drop the front of `flight` (none: nothing happens); its slot is the next to be taken.
-    /// With `front`, this takes a packet with one copy of it where `pop_front` made two.
+    /// A packet is taken by copying it from `front`, then this: a pop returning the packet
+    /// copied it twice, into its `Option` and out again.
     #[inline(always)]
     pub fn drop_front(&mut self, flight: &mut Flight) {
         let at = flight.head;
@@ -199,11 +192,12 @@ mod tests {
                         models[f].push_back(v);
                     }
                     Op::Pop(f) => {
-                        let front = pool.front(&flights[f]).map(|s| (s.arrival.0, s.seq));
-                        let got = pool.pop_front(&mut flights[f]).map(|p| p.size);
+                        let front = pool.front(&flights[f]).map(|s| s.arrival.0);
+                        let got = pool.front(&flights[f]).map(|s| s.packet.size);
+                        pool.drop_front(&mut flights[f]);
                         let want = models[f].pop_front();
                         proptest::prop_assert_eq!(got, want);
-                        proptest::prop_assert_eq!(front.map(|(t, _)| t), want.map(u64::from));
+                        proptest::prop_assert_eq!(front, want.map(u64::from));
                     }
                 }
                 most = most.max(models.iter().map(VecDeque::len).sum::<usize>());
@@ -225,7 +219,7 @@ mod tests {
         pool.push_back(&mut a, SimTime(1), 0, &packet(1));
         pool.push_back(&mut a, SimTime(2), 1, &packet(2));
         let first = pool.front(&a).map(|s| s as *const InFlight);
-        pool.pop_front(&mut a);
+        pool.drop_front(&mut a);
         pool.push_back(&mut b, SimTime(3), 2, &packet(3));
         assert_eq!(pool.front(&b).map(|s| s as *const InFlight), first);
         assert_eq!(pool.slots(), 2);

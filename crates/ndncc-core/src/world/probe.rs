@@ -134,11 +134,16 @@ struct KeyIndex {
 }
 
 impl KeyIndex {
+    /// Where the NDN flow of name prefix `id` is in `ndn`: its word, and its bit there.
+    fn bit(id: NameId) -> (usize, u64) {
+        (id.idx() / 64, 1u64 << (id.idx() % 64))
+    }
+
     /// Add `k`: true if it was not in the set.
     fn insert(&mut self, k: FlowKey) -> bool {
         match k {
             FlowKey::Ndn(id) => {
-                let (word, bit) = (id.idx() / 64, 1u64 << (id.idx() % 64));
+                let (word, bit) = KeyIndex::bit(id);
                 if self.ndn.len() <= word {
                     self.ndn.resize(word + 1, 0);
                 }
@@ -308,10 +313,20 @@ mod tests {
             match &self.index {
                 None => self.keys.contains(k),
                 Some(index) => match *k {
-                    FlowKey::Ndn(id) => index.ndn.get(id.idx() / 64).is_some_and(|w| w & (1 << (id.idx() % 64)) != 0),
+                    FlowKey::Ndn(id) => {
+                        let (word, bit) = KeyIndex::bit(id);
+                        index.ndn.get(word).is_some_and(|w| w & bit != 0)
+                    }
                     _ => index.others.contains(k),
                 },
             }
+        }
+    }
+
+    impl KeyIndex {
+        /// How many keys the index holds.
+        fn len(&self) -> usize {
+            self.ndn.iter().map(|w| w.count_ones() as usize).sum::<usize>() + self.others.len()
         }
     }
 
@@ -350,6 +365,7 @@ mod tests {
             }
         }
         assert_eq!(set.keys.len(), 20);
+        assert_eq!(set.index.as_ref().map(|i| i.len()), Some(20));
         assert!((0..20).all(|i| set.contains(&key(i))));
         assert!(!set.contains(&key(20)) && !set.contains(&FlowKey::Mcast(0)));
         assert_eq!(set.keys[..3], [key(0), key(1), key(2)]);
