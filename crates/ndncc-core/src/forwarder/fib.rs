@@ -17,12 +17,11 @@ pub struct NextHop {
 }
 
 #[derive(Clone, Debug)]
-#[repr(align(64))]
 pub struct FibEntry {
     pub prefix: String,
     /// Sorted by (cost, face) so "best" is first and ties break deterministically. Two inline:
-    /// most entries have one or two, and an entry is then one cache line (64 bytes, aligned to
-    /// one; with four inline, 96).
+    /// most entries have one or two, and an entry is then one cache line (64 bytes; with
+    /// four inline, 96).
     pub nexthops: SmallVec<[NextHop; 2]>,
 }
 

@@ -37,11 +37,8 @@ pub struct OutRecord {
 /// out-records (where the Interest went, in order). A list of one record keeps it inline; a
 /// longer one lives in a box the entry's two lists share. Most entries have one of each, and
 /// so an entry is 64 bytes, one cache line, where two of each inline took 120: a Data reads
-/// its entry, and in a large world that entry was last touched a round trip before. Aligned
-/// to a line, it lies in one rather than across two (`grid-32`: 7% fewer last-level misses a
-/// hop).
+/// its entry, and in a large world that entry was last touched a round trip before.
 #[derive(Clone, Debug)]
-#[repr(align(64))]
 pub struct PitEntry {
     first_in: InRecord,
     first_out: OutRecord,
