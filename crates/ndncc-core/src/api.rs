@@ -146,8 +146,8 @@ pub(crate) fn collect(mut world: World, seed: u64, wall: f64) -> RunOutput {
     if let Some(t) = rec.events_stopped_at {
         summary.push(SummaryRow::new("run", "run", "events_recorded_until_s", t.as_secs_f64(), Unit::S));
     }
-    let entities = rec.entity_names().to_vec();
-    let metrics = rec.metric_names().to_vec();
+    let entities: Vec<String> = rec.entity_names().iter().map(|n| n.to_string()).collect();
+    let metrics: Vec<String> = rec.metric_names().iter().map(|n| n.to_string()).collect();
     RunOutput {
         series: LongTable::from_columns(&rec.series, &entities, &metrics),
         faces: LongTable::from_columns(&rec.faces, &entities, &metrics),

@@ -3,6 +3,7 @@
 
 use std::hash::BuildHasher;
 
+use compact_str::CompactString;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
@@ -496,7 +497,7 @@ impl BlockValues<'_> {
 /// list: at 10,000 flows, with an entity per application and face, some 400 bytes a flow.)
 #[derive(Default, Debug)]
 struct Interner {
-    names: Vec<String>,
+    names: Vec<CompactString>,
     index: HashTable<u32>,
 }
 
@@ -508,7 +509,7 @@ impl Interner {
             return i;
         }
         let i = u32::try_from(names.len()).expect("fewer than 2^32 names");
-        names.push(name.to_owned());
+        names.push(name.into());
         index.insert_unique(hash, i, |&j| FxBuildHasher.hash_one(&names[j as usize]));
         i
     }
@@ -579,10 +580,10 @@ impl Recorder {
     pub fn data_bytes(&self) -> usize {
         self.series.data_bytes() + self.faces.data_bytes()
     }
-    pub fn entity_names(&self) -> &[String] {
+    pub fn entity_names(&self) -> &[CompactString] {
         &self.entities.names
     }
-    pub fn metric_names(&self) -> &[String] {
+    pub fn metric_names(&self) -> &[CompactString] {
         &self.metrics.names
     }
     /// An event sample (kept only when event recording is on).

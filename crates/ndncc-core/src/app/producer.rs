@@ -15,7 +15,7 @@ pub const DEFAULT_PAYLOAD_BYTES: u64 = 1024;
 
 #[derive(Clone, Debug)]
 pub struct ProducerParams {
-    pub name: String,
+    pub name: compact_str::CompactString,
     /// Payload bytes per Data (what a consumer counts as goodput).
     pub payload: u32,
     /// Header bytes added on the wire; `None`: the Data's real encoding.
@@ -128,7 +128,7 @@ mod tests {
         let short = names.intern("/p");
         let long = names.intern("/a/much/longer/prefix");
         let params = ProducerParams {
-            name: "P".to_owned(),
+            name: "P".into(),
             payload: DEFAULT_PAYLOAD_BYTES as u32,
             overhead: None,
             processing_delay: SimDuration::ZERO,

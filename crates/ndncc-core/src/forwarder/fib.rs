@@ -1,5 +1,6 @@
 //! Forwarding Information Base: longest-prefix match on name components; next hops sorted by cost.
 
+use compact_str::CompactString;
 use smallvec::SmallVec;
 
 use crate::ids::{FaceId, NameId};
@@ -18,7 +19,7 @@ pub struct NextHop {
 
 #[derive(Clone, Debug)]
 pub struct FibEntry {
-    pub prefix: String,
+    pub prefix: CompactString,
     /// Sorted by (cost, face) so "best" is first and ties break deterministically. Two inline:
     /// most entries have one or two, and an entry is then one cache line (64 bytes; with
     /// four inline, 96).
@@ -80,7 +81,7 @@ impl Fib {
                     self.entries.reserve_exact(1);
                 }
                 let i = self.entries.len();
-                self.entries.push(FibEntry { prefix: canon, nexthops: SmallVec::new() });
+                self.entries.push(FibEntry { prefix: canon.into(), nexthops: SmallVec::new() });
                 let entries = &self.entries;
                 let hash_of = |&k: &FibEntryId| FxBuildHasher.hash_one(&entries[k as usize].prefix);
                 match self.by_prefix.as_mut() {

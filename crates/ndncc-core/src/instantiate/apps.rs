@@ -20,7 +20,7 @@ use crate::world::WorldBuilder;
 /// The settings of producer `name` as `spec` gives them (the one place their defaults live).
 pub fn producer_params(name: &str, spec: &ProducerSpec) -> ProducerParams {
     ProducerParams {
-        name: name.to_owned(),
+        name: name.into(),
         payload: u32::try_from(spec.payload.0).unwrap_or(u32::MAX),
         overhead: spec.overhead.map(|o| u32::try_from(o.0).unwrap_or(u32::MAX)),
         processing_delay: spec.processing_delay.get(),
@@ -38,7 +38,7 @@ pub fn consumer_params(name: &str, spec: &ConsumerSpec, prefix: NameId, payload:
         None => spec.segments.or_else(|| spec.file_size.map(|f| f.0.div_ceil(u64::from(payload.max(1))))),
     };
     ConsumerParams {
-        name: name.to_owned(),
+        name: name.into(),
         prefix,
         interest_size: match spec.interest_size {
             Some(size) => u32::try_from(size.0).unwrap_or(u32::MAX),

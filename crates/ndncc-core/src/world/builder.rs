@@ -189,7 +189,7 @@ impl WorldBuilder {
         self.node_index.entry(name.to_owned()).or_insert(id);
         self.net.nodes.push(Node {
             id,
-            name: name.to_owned(),
+            name: name.into(),
             faces: Vec::new(),
             fib: Fib::default(),
             pit: Pit::default(),
@@ -318,7 +318,10 @@ impl WorldBuilder {
         ba: LinkParams,
     ) -> Result<LinkId, BuilderError> {
         if a == b {
-            return Err(BuilderError::SameEnds { link: name.to_owned(), node: self.net.nodes[a.idx()].name.clone() });
+            return Err(BuilderError::SameEnds {
+                link: name.to_owned(),
+                node: self.net.nodes[a.idx()].name.to_string(),
+            });
         }
         let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
         let mut eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
@@ -345,11 +348,11 @@ impl WorldBuilder {
             pending_interests: 0,
             counters: FaceCounters::default(),
         });
-        self.net.face_names.push(format!("{na}->{nb}"));
-        self.net.face_names.push(format!("{nb}->{na}"));
+        self.net.face_names.push(compact_str::format_compact!("{na}->{nb}"));
+        self.net.face_names.push(compact_str::format_compact!("{nb}->{na}"));
         self.net.nodes[a.idx()].faces.push(fa);
         self.net.nodes[b.idx()].faces.push(fb);
-        self.net.links.push(Link { id, name: name.to_owned(), faces: [fa, fb] });
+        self.net.links.push(Link { id, name: name.into(), faces: [fa, fb] });
         Ok(id)
     }
 
@@ -559,7 +562,7 @@ impl WorldBuilder {
         let (node, face) = (self.net.apps[app.idx()].node, self.net.apps[app.idx()].face);
         let n = &mut self.net.nodes[node.idx()];
         if n.ip.as_ref().is_some_and(|ip| ip.ports.iter().any(|(p, _)| *p == port)) {
-            return Err(BuilderError::PortTaken { port, node: n.name.clone() });
+            return Err(BuilderError::PortTaken { port, node: n.name.to_string() });
         }
         n.ip_mut().ports.push((port, face));
         Ok(())
@@ -702,7 +705,7 @@ mod tests {
 
     fn producer() -> ProducerParams {
         ProducerParams {
-            name: "P".to_owned(),
+            name: "P".into(),
             payload: DEFAULT_PAYLOAD_BYTES as u32,
             overhead: None,
             processing_delay: SimDuration::ZERO,

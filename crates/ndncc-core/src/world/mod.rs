@@ -395,7 +395,7 @@ impl World {
 
     /// Consumers' Interest accounting, by app name.
     pub fn conservation(&self) -> Vec<(String, Conservation)> {
-        self.net.apps.iter().filter_map(|a| a.app.conservation().map(|c| (a.name.clone(), c))).collect()
+        self.net.apps.iter().filter_map(|a| a.app.conservation().map(|c| (a.name.to_string(), c))).collect()
     }
 
     /// The per-run summary: apps, faces with traffic, nodes, run.

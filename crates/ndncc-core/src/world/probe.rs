@@ -250,7 +250,13 @@ impl Probes {
     /// Both look-ups are indexed once rather than searched per face: a tree of 1,111 nodes has
     /// 2,220 faces, a thousand flows cross its top ones, and the summary has 60,000 rows.
     /// `names` are the faces' names, by face.
-    pub(super) fn face_rows(&self, faces: &[Face], names: &[String], apps: &[AppSlot], out: &mut Vec<SummaryRow>) {
+    pub(super) fn face_rows(
+        &self,
+        faces: &[Face],
+        names: &[compact_str::CompactString],
+        apps: &[AppSlot],
+        out: &mut Vec<SummaryRow>,
+    ) {
         let mut throughput: FxHashMap<&str, f64> = FxHashMap::default();
         for r in out.iter() {
             if let Some(kbps) = r.flow_throughput_kbps() {

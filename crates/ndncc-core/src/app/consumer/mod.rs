@@ -86,7 +86,7 @@ pub struct ConsumerParams {
     /// Open-loop object fetching (`arrivals`); `None` fetches one stream of segments. Boxed
     /// (as the consumer's `objects`): a consumer keeps its parameters, and most have none.
     pub objects: Option<Box<ObjectParams>>,
-    pub name: String,
+    pub name: compact_str::CompactString,
 }
 
 /// A consumer's controller: a window or a rate. Built-ins come from the spec's `window` or
@@ -742,7 +742,7 @@ pub(crate) mod testkit {
     pub fn params(payload: u32) -> ConsumerParams {
         let lifetime = SimDuration::from_secs(2);
         ConsumerParams {
-            name: "C".to_owned(),
+            name: "C".into(),
             prefix: NameId(0),
             interest_size: wire_u32(interest_wire_size(&crate::names::components("/p"), 0, lifetime.nanos())),
             encoded_size: true,
