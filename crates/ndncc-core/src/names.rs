@@ -1,7 +1,11 @@
 //! Interned names. A packet carries the `NameId` of its prefix (every component but the
 //! segment number) and the segment number itself, so the hot path never touches strings.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use compact_str::CompactString;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use crate::ids::NameId;
 
@@ -20,27 +24,34 @@ pub fn canonical(name: &str) -> String {
     }
 }
 
+/// Interned names, each kept once: the index holds ids, found by the hash of the name they
+/// stand for (as the recorder's `Interner` and the FIB's prefix index do), and the names are
+/// `CompactString`s, inline when short. (A map from `String`s kept every name twice, each in a
+/// heap block of its own: a world interns a name per flow.)
 #[derive(Default, Debug, Clone)]
 pub struct NameTable {
-    names: Vec<String>,
+    names: Vec<CompactString>,
     comps: Vec<Vec<String>>,
-    index: FxHashMap<String, NameId>,
+    index: HashTable<NameId>,
 }
 
 impl NameTable {
     pub fn intern(&mut self, name: &str) -> NameId {
         let canon = canonical(name);
-        if let Some(id) = self.index.get(&canon) {
-            return *id;
+        let hash = FxBuildHasher.hash_one(canon.as_str());
+        let NameTable { names, comps, index } = self;
+        if let Some(&id) = index.find(hash, |id| names[id.idx()] == canon) {
+            return id;
         }
-        let id = NameId(self.names.len() as u32);
-        self.comps.push(components(&canon));
-        self.names.push(canon.clone());
-        self.index.insert(canon, id);
+        let id = NameId(u32::try_from(names.len()).expect("fewer than 2^32 names"));
+        comps.push(components(&canon));
+        names.push(canon.into());
+        index.insert_unique(hash, id, |id| FxBuildHasher.hash_one(names[id.idx()].as_str()));
         id
     }
     pub fn get(&self, name: &str) -> Option<NameId> {
-        self.index.get(&canonical(name)).copied()
+        let canon = canonical(name);
+        self.index.find(FxBuildHasher.hash_one(canon.as_str()), |id| self.names[id.idx()] == canon).copied()
     }
     pub fn name(&self, id: NameId) -> &str {
         &self.names[id.idx()]
