@@ -45,7 +45,8 @@ pub struct Fib {
     /// prefix is kept once (a map from prefixes kept a router's 10,000 prefixes twice).
     by_prefix: Option<Box<HashTable<FibEntryId>>>,
     /// The distinct component counts of the prefixes, longest first: LPM tries only these.
-    lengths: Vec<usize>,
+    /// Inline up to two (in the 24 bytes of a `Vec`): most FIBs have one.
+    lengths: SmallVec<[usize; 2]>,
     /// LPM result per interned name seen by this node (`None` = no match). Keyed by name, so
     /// its size follows the names this node forwards, not every name of the run.
     cache: FxHashMap<NameId, Option<FibEntryId>>,
@@ -72,12 +73,11 @@ impl Fib {
             None => {
                 let len = components(&canon).len();
                 if !self.lengths.contains(&len) {
-                    // One length, one entry, exactly: most FIBs keep to that (see `by_prefix`).
-                    self.lengths.reserve_exact(1);
                     self.lengths.push(len);
                     self.lengths.sort_unstable_by(|a, b| b.cmp(a));
                 }
                 if self.entries.len() < SCANNED {
+                    // One entry, exactly: most FIBs keep to that (see `by_prefix`).
                     self.entries.reserve_exact(1);
                 }
                 let i = self.entries.len();

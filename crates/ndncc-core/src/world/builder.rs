@@ -190,7 +190,7 @@ impl WorldBuilder {
         self.net.nodes.push(Node {
             id,
             name: name.into(),
-            faces: Vec::new(),
+            faces: smallvec::SmallVec::new(),
             fib: Fib::default(),
             pit: Pit::default(),
             cs: None,

@@ -4,6 +4,7 @@
 //! handlers (`ndn.rs`, `ip.rs`, `mcast.rs`) are functions over it.
 
 use compact_str::{format_compact, CompactString};
+use smallvec::SmallVec;
 
 use crate::app::Application;
 use crate::face::{Face, FaceCounters, FaceKind};
@@ -129,7 +130,9 @@ pub struct Node {
     pub ip: Option<Box<NodeIp>>,
     pub rng: SimRng,
     pub counters: NodeCounters,
-    pub faces: Vec<FaceId>,
+    /// Inline up to four (the 24 bytes of a `Vec`): most nodes of a large world are a host's,
+    /// with a link face and an application face.
+    pub faces: SmallVec<[FaceId; 4]>,
     pub name: CompactString,
     /// Where the coarse clock's edges fall within a tick (below the tick; zero: on multiples).
     pub clock_phase: SimDuration,
