@@ -48,7 +48,8 @@ pub struct Fib {
     /// Inline up to two (in the 24 bytes of a `Vec`): most FIBs have one.
     lengths: SmallVec<[usize; 2]>,
     /// LPM result per interned name seen by this node (`None` = no match). Keyed by name, so
-    /// its size follows the names this node forwards, not every name of the run.
+    /// its size follows the names this node forwards, not every name of the run; empty while
+    /// the node has looked up one name only (`last` holds it).
     cache: FxHashMap<NameId, Option<FibEntryId>>,
 }
 
@@ -179,7 +180,19 @@ impl Fib {
                 break;
             }
         }
-        self.cache.insert(id, best);
+        // The cache starts with the second name looked up: a node that only ever forwards one
+        // (a consumer's, a producer's) finds it as the last one each time, and an empty cache
+        // takes no heap block. From then on it holds every name looked up, the last included.
+        match self.last {
+            Some((first, hit)) if self.cache.is_empty() => {
+                self.cache.insert(first, hit);
+                self.cache.insert(id, best);
+            }
+            None if self.cache.is_empty() => {}
+            _ => {
+                self.cache.insert(id, best);
+            }
+        }
         self.last = Some((id, best));
         best
     }
@@ -210,6 +223,30 @@ mod tests {
         assert_eq!(hop(&mut fib, abc), FaceId(2));
         assert_eq!(hop(&mut fib, ax), FaceId(1));
         assert_eq!(hop(&mut fib, z), FaceId(0));
+    }
+
+    /// A node that forwards one name keeps no cache; once it forwards a second, both answers
+    /// are cached, and every lookup answers as a fresh longest-prefix match would, across a
+    /// route change that empties the cache.
+    #[test]
+    fn the_cache_starts_with_the_second_name() {
+        let mut names = NameTable::default();
+        let mut fib = Fib::default();
+        fib.add_route("/a", FaceId(1), 1);
+        fib.add_route("/b", FaceId(2), 1);
+        let (a, b, c) = (names.intern("/a/1"), names.intern("/b/1"), names.intern("/c/1"));
+        for _ in 0..3 {
+            assert_eq!(fib.lookup(a, &names), Some(0));
+        }
+        assert_eq!(fib.cache.capacity(), 0, "one name: no cache");
+        for _ in 0..2 {
+            assert_eq!((fib.lookup(b, &names), fib.lookup(a, &names), fib.lookup(c, &names)), (Some(1), Some(0), None));
+        }
+        assert_eq!(fib.cache.len(), 3);
+        fib.add_route("/c", FaceId(3), 1);
+        assert!(fib.cache.is_empty());
+        assert_eq!((fib.lookup(c, &names), fib.lookup(a, &names), fib.lookup(c, &names)), (Some(2), Some(0), Some(2)));
+        assert_eq!(fib.cache.len(), 2);
     }
 
     #[test]
