@@ -386,6 +386,10 @@ impl ConsumerCore {
     /// Next segment to send: retransmissions first, lowest first; then a new segment.
     pub fn next_to_send(&mut self) -> Option<(u64, bool)> {
         if let Some(s) = self.retx_queue.pop_first() {
+            if self.retx_queue.is_empty() {
+                // An emptied set keeps a node of its own (a heap block) until dropped.
+                self.retx_queue = BTreeSet::new();
+            }
             return Some((s, true));
         }
         if let Some(o) = &mut self.objects {
@@ -527,6 +531,16 @@ impl ConsumerCore {
         }
     }
 
+    /// `seq` is received: its transmissions need no counting any more. (Counted for every
+    /// segment ever resent, they grew with the run: a long lossy run kept millions.) The
+    /// emptied table is let go, as a set emptied of its items keeps their room.
+    fn forget_retransmissions(&mut self, seq: u64) {
+        self.retx_counts.remove(&seq);
+        if self.retx_counts.is_empty() {
+            self.retx_counts = FxHashMap::default();
+        }
+    }
+
     /// An Interest that never reached the network (a policer's drop): no Data can come back.
     pub fn forget_given_up(&mut self, seq: u64) {
         self.given_up.remove(&seq);
@@ -586,11 +600,13 @@ impl ConsumerCore {
             self.c.late_data += 1;
             if self.retx_queue.remove(&seq) {
                 // Data for a segment that timed out and awaits retransmission: it is received.
+                self.forget_retransmissions(seq);
                 self.c.data_received += 1;
                 self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
                 self.note_received(ctx, seq);
             } else if self.given_up.remove(&seq) {
                 // Data for a segment given up without retransmission: delivered after all.
+                self.forget_retransmissions(seq);
                 self.c.data_received += 1;
                 self.c.lost_segments = self.c.lost_segments.saturating_sub(1);
                 self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
@@ -607,6 +623,9 @@ impl ConsumerCore {
             ctx.recorder.event(ctx.now, self.ids.me, self.ids.mark, seq as f64);
         }
         self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
+        if o.retx > 0 {
+            self.forget_retransmissions(seq);
+        }
         let sample = (o.retx == 0).then(|| ctx.now - o.sent_at);
         // A Data that comes sooner after a retransmission than the fastest round trip ever
         // seen cannot answer it: it answers an earlier transmission, and the retransmission
