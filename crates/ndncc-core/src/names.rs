@@ -6,12 +6,13 @@ use std::hash::BuildHasher;
 use compact_str::CompactString;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
+use smallvec::SmallVec;
 
 use crate::ids::NameId;
 
 /// Split "/a/b/c" into ["a", "b", "c"]; empty components are ignored.
-pub fn components(name: &str) -> Vec<String> {
-    name.split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect()
+pub fn components(name: &str) -> Vec<CompactString> {
+    name.split('/').filter(|c| !c.is_empty()).map(CompactString::from).collect()
 }
 
 /// Canonical "/a/b" form of a name.
@@ -31,7 +32,8 @@ pub fn canonical(name: &str) -> String {
 #[derive(Default, Debug, Clone)]
 pub struct NameTable {
     names: Vec<CompactString>,
-    comps: Vec<Vec<String>>,
+    /// Each name's components, inline up to two (most prefixes have one or two).
+    comps: Vec<SmallVec<[CompactString; 2]>>,
     index: HashTable<NameId>,
 }
 
@@ -44,7 +46,7 @@ impl NameTable {
             return id;
         }
         let id = NameId(u32::try_from(names.len()).expect("fewer than 2^32 names"));
-        comps.push(components(&canon));
+        comps.push(canon.split('/').filter(|c| !c.is_empty()).map(CompactString::from).collect());
         names.push(canon.into());
         index.insert_unique(hash, id, |id| FxBuildHasher.hash_one(names[id.idx()].as_str()));
         id
@@ -56,7 +58,7 @@ impl NameTable {
     pub fn name(&self, id: NameId) -> &str {
         &self.names[id.idx()]
     }
-    pub fn components(&self, id: NameId) -> &[String] {
+    pub fn components(&self, id: NameId) -> &[CompactString] {
         &self.comps[id.idx()]
     }
     pub fn len(&self) -> usize {

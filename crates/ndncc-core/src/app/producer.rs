@@ -58,7 +58,7 @@ impl Producer {
     }
 
     /// The size of the Data for segment `seg` under `prefix`, measured on its encoding.
-    fn measured_data_size(&self, prefix: &[String], seg: u64) -> u32 {
+    fn measured_data_size(&self, prefix: &[compact_str::CompactString], seg: u64) -> u32 {
         let payload = usize::try_from(self.p.payload).unwrap_or(usize::MAX);
         wire_u32(data_wire_size(prefix, seg, self.p.freshness.nanos(), payload))
     }

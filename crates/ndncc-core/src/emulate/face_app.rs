@@ -50,14 +50,14 @@ fn interest_bytes(store: &WireStore, names: Option<&NameTable>, h: &Ndn) -> (Arc
 }
 
 fn engine_name(names: Option<&NameTable>, name: Name) -> Vec<crate::wire::name::Component> {
-    let prefix: &[String] = names.map_or(&[], |n| n.components(name.prefix));
+    let prefix: &[compact_str::CompactString] = names.map_or(&[], |n| n.components(name.prefix));
     from_engine(prefix, name.seg)
 }
 
 /// A simulated producer's Data as bytes: its content is as long as its engine size leaves for
 /// it (zeros), within the largest packet an application reads.
 fn synthetic_data(names: Option<&NameTable>, h: &Ndn, size: u32) -> Vec<u8> {
-    let prefix: &[String] = names.map_or(&[], |n| n.components(h.name.prefix));
+    let prefix: &[compact_str::CompactString] = names.map_or(&[], |n| n.components(h.name.prefix));
     let seg = if h.name.seg == NO_SEGMENT { 0 } else { h.name.seg };
     let size = usize::try_from(size).unwrap_or(usize::MAX).min(MAX_PACKET_SIZE);
     let mut payload = size.saturating_sub(data_wire_size(prefix, seg, h.lifetime_ns, 0));
@@ -168,7 +168,7 @@ mod tests {
             lifetime_ns: 1_000_000,
             rate: f64::INFINITY,
         };
-        let size = crate::wire::ndn::data_wire_size(&["p".to_owned()], 3, 1_000_000, 1000);
+        let size = crate::wire::ndn::data_wire_size(&["p".into()], 3, 1_000_000, 1000);
         let b = synthetic_data(Some(&names), &h, u32::try_from(size).unwrap());
         let NetPacket::Data(d) = frame(&b).unwrap().unwrap().packet else { panic!("a Data") };
         assert_eq!((d.content_len, d.freshness_ms), (1000, Some(1)));

@@ -345,6 +345,7 @@ mod tests {
                  Some(NackReason::NoRoute), Some(NackReason::LinkLoss)][usize::from(nack)]
             };
             let lp = LpFields { hops, mark, nack, tx_seq, ack, rate, route };
+            let prefix: Vec<compact_str::CompactString> = prefix.iter().map(|c| c.as_str().into()).collect();
             let f = NdnFrame { data, prefix: &prefix, seg, nonce, lifetime_ns: lifetime_ms * 1_000_000,
                                payload, lp };
             let b = written(&f);
@@ -382,7 +383,7 @@ mod tests {
         #[test]
         fn damaged_frames_never_panic(payload in 0usize..200, at in any::<prop::sample::Index>(),
                                       byte in any::<u8>(), cut in any::<prop::sample::Index>()) {
-            let prefix = vec!["p".to_owned()];
+            let prefix = vec![compact_str::CompactString::from("p")];
             let lp = LpFields { mark: 1, tx_seq: 3, ..LpFields::default() };
             let f = NdnFrame { data: true, prefix: &prefix, seg: 7, nonce: 1, lifetime_ns: 5_000_000, payload, lp };
             let mut b = written(&f);

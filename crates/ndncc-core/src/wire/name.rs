@@ -148,7 +148,7 @@ pub fn engine_key(components: &[Component]) -> (String, u64) {
 /// The components of an engine name: its prefix's texts read back (a text no component has,
 /// as a hand-written scenario name may hold, stays a generic component of its own bytes) and
 /// the segment, if any.
-pub fn from_engine(prefix: &[String], seg: u64) -> Vec<Component> {
+pub fn from_engine(prefix: &[compact_str::CompactString], seg: u64) -> Vec<Component> {
     let mut out: Vec<Component> =
         prefix.iter().map(|t| Component::from_text(t).unwrap_or_else(|| Component::generic(t.as_bytes()))).collect();
     if seg != NO_SEGMENT {
@@ -189,7 +189,7 @@ mod tests {
     fn plain_names_read_as_scenario_names_do() {
         let comps = vec![Component::generic(b"p1"), Component::generic(b"A"), Component::segment(300)];
         assert_eq!(engine_key(&comps), ("/p1/A".to_owned(), 300));
-        assert_eq!(from_engine(&["p1".to_owned(), "A".to_owned()], 300), comps);
+        assert_eq!(from_engine(&["p1".into(), "A".into()], 300), comps);
         assert_eq!(to_uri(&comps), "/p1/A/seg=300");
     }
 
@@ -212,7 +212,7 @@ mod tests {
         let max = Component::segment(u64::MAX);
         let (text, seg) = engine_key(std::slice::from_ref(&max));
         assert_eq!(seg, NO_SEGMENT);
-        assert_eq!(from_engine(&[text[1..].to_owned()], NO_SEGMENT), vec![max]);
+        assert_eq!(from_engine(&[text[1..].into()], NO_SEGMENT), vec![max]);
         assert_eq!(engine_key(&[]), ("/".to_owned(), NO_SEGMENT));
     }
 
@@ -238,7 +238,7 @@ mod tests {
         fn engine_keys_are_one_to_one(a in proptest::collection::vec(component(), 0..5),
                                       b in proptest::collection::vec(component(), 0..5)) {
             let (pa, sa) = engine_key(&a);
-            let comps: Vec<String> = crate::names::components(&pa);
+            let comps: Vec<compact_str::CompactString> = crate::names::components(&pa);
             prop_assert_eq!(from_engine(&comps, sa), a.clone());
             prop_assert_eq!(a == b, engine_key(&a) == engine_key(&b));
         }

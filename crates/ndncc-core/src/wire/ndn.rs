@@ -19,6 +19,7 @@
 //! Fields added on the way (a congestion mark, a NACK header, link-layer sequence numbers and
 //! acknowledgements, ndncc's fields) appear in traces but do not change the simulated size.
 
+use compact_str::CompactString;
 use sha2::{Digest, Sha256};
 
 use super::tlv::{nonneg_len, tlv_len, TlvWriter};
@@ -80,7 +81,7 @@ fn millis(ns: u64) -> u64 {
 }
 
 /// Bytes of a name prefix's GenericNameComponent elements.
-pub fn prefix_len(components: &[String]) -> usize {
+pub fn prefix_len(components: &[CompactString]) -> usize {
     components.iter().map(|c| tlv_len(types::GENERIC_NAME_COMPONENT, c.len())).sum()
 }
 
@@ -111,7 +112,7 @@ impl Default for LpFields {
 pub struct NdnFrame<'a> {
     /// Interest or Data (a NACK is an Interest with `lp.nack` set).
     pub data: bool,
-    pub prefix: &'a [String],
+    pub prefix: &'a [CompactString],
     pub seg: u64,
     pub nonce: u32,
     /// Interest: lifetime; Data: freshness period (0 = the field is left out) [ns].
@@ -257,12 +258,12 @@ pub fn wire_u32(n: usize) -> u32 {
 
 /// Default wire size of an Interest for `seg` under the name `prefix` (its components), as its
 /// consumer creates it.
-pub fn interest_wire_size(prefix: &[String], seg: u64, lifetime_ns: u64) -> usize {
+pub fn interest_wire_size(prefix: &[CompactString], seg: u64, lifetime_ns: u64) -> usize {
     NdnFrame { data: false, prefix, seg, nonce: 0, lifetime_ns, payload: 0, lp: LpFields::default() }.frame_len()
 }
 
 /// Default wire size of a Data for `seg` with `payload` content bytes, as its producer creates it.
-pub fn data_wire_size(prefix: &[String], seg: u64, freshness_ns: u64, payload: usize) -> usize {
+pub fn data_wire_size(prefix: &[CompactString], seg: u64, freshness_ns: u64, payload: usize) -> usize {
     NdnFrame { data: true, prefix, seg, nonce: 0, lifetime_ns: freshness_ns, payload, lp: LpFields::default() }
         .frame_len()
 }
@@ -272,7 +273,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn comps(name: &str) -> Vec<String> {
+    fn comps(name: &str) -> Vec<CompactString> {
         crate::names::components(name)
     }
 
@@ -430,6 +431,7 @@ mod tests {
             let nack = [None, Some(NackReason::Congestion), Some(NackReason::Duplicate),
                         Some(NackReason::NoRoute), Some(NackReason::LinkLoss)][usize::from(nack)];
             let lp = LpFields { hops, mark, nack, tx_seq, ack, rate, route };
+            let comps: Vec<CompactString> = comps.iter().map(|c| c.as_str().into()).collect();
             let f = NdnFrame { data, prefix: &comps, seg, nonce: 9, lifetime_ns, payload, lp };
             let mut b = Vec::new();
             f.write(&mut b, false);
