@@ -790,6 +790,19 @@ pub(crate) mod testkit {
         out
     }
 
+    /// A window-1 consumer: seg 0 answered after 50 ms (the minimum RTT); seg 1, sent at 50 ms,
+    /// times out at the 300 ms check (RTO 200 ms) and is resent then, unanswered so far.
+    pub fn resent_once(rec: &mut Recorder) -> WindowConsumer {
+        use crate::cc::window::{FixedWindow, FixedWindowConfig};
+        let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 }));
+        let mut c = WindowConsumer::new(params(1024), ctl, crate::rng::stream(1, "c"), rec);
+        at(&mut c, rec, 0, |c, ctx| c.on_start(ctx));
+        at(&mut c, rec, 50, |c, ctx| c.on_packet(ctx, &data(0)));
+        let resent = at(&mut c, rec, 300, |c, ctx| c.on_wake(ctx));
+        assert_eq!(resent.iter().map(|p| p.name().map(|n| n.seg)).collect::<Vec<_>>(), vec![Some(1)]);
+        c
+    }
+
     pub fn data(seg: u64) -> Packet {
         let i = Packet::interest(Name { prefix: NameId(0), seg }, 40, 0, 0);
         Packet::data_for(i.ndn().expect("an Interest"), 1250)
@@ -798,23 +811,15 @@ pub(crate) mod testkit {
 
 #[cfg(test)]
 mod spurious_tests {
-    use super::testkit::{at, data, params};
+    use super::testkit::{at, data, resent_once};
     use super::*;
-    use crate::cc::window::{FixedWindow, FixedWindowConfig};
     use crate::recorder::EventSamples;
-    use crate::rng::stream;
 
-    /// A window-1 consumer: seg 0 answered after 50 ms (the minimum RTT); seg 1, sent at 50 ms,
-    /// times out at the 300 ms check (RTO 200 ms) and is resent then; its Data arrives at
-    /// `answer_ms`. Returns the spurious retransmissions counted.
+    /// Seg 1 of `resent_once`'s consumer answered at `answer_ms`: the spurious retransmissions
+    /// counted.
     fn spurious_after(answer_ms: u64) -> f64 {
         let mut rec = Recorder::new(EventSamples::Skipped);
-        let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 }));
-        let mut c = WindowConsumer::new(params(1024), ctl, stream(1, "c"), &mut rec);
-        at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
-        at(&mut c, &mut rec, 50, |c, ctx| c.on_packet(ctx, &data(0)));
-        let resent = at(&mut c, &mut rec, 300, |c, ctx| c.on_wake(ctx));
-        assert_eq!(resent.iter().map(|p| p.name().map(|n| n.seg)).collect::<Vec<_>>(), vec![Some(1)]);
+        let mut c = resent_once(&mut rec);
         at(&mut c, &mut rec, answer_ms, |c, ctx| c.on_packet(ctx, &data(1)));
         let mut rows = Vec::new();
         c.summary(SimTime(SimDuration::from_secs(1).0), &mut rows);

@@ -172,15 +172,9 @@ mod tests {
     /// the segments still missing, not every segment ever resent.
     #[test]
     fn a_received_segment_leaves_no_retransmission_state() {
-        use super::super::testkit::data;
+        use super::super::testkit::{data, resent_once};
         let mut rec = Recorder::new(EventSamples::Skipped);
-        let ctl = Box::new(FixedWindow::new(&FixedWindowConfig { window: 1.0 }));
-        let mut c = WindowConsumer::new(params(1024), ctl, stream(1, "c"), &mut rec);
-        at(&mut c, &mut rec, 0, |c, ctx| c.on_start(ctx));
-        at(&mut c, &mut rec, 50, |c, ctx| c.on_packet(ctx, &data(0)));
-        // Seg 1, sent at 50 ms, times out at the 300 ms check and is resent then.
-        let resent = at(&mut c, &mut rec, 300, |c, ctx| c.on_wake(ctx));
-        assert_eq!(resent.iter().map(|p| p.name().map(|n| n.seg)).collect::<Vec<_>>(), vec![Some(1)]);
+        let mut c = resent_once(&mut rec);
         assert_eq!(c.core.retx_counts.get(&1), Some(&1));
         assert_eq!(c.core.retx_queue.len(), 0);
         at(&mut c, &mut rec, 360, |c, ctx| c.on_packet(ctx, &data(1)));
