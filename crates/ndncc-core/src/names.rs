@@ -46,7 +46,7 @@ impl NameTable {
             return id;
         }
         let id = NameId(u32::try_from(names.len()).expect("fewer than 2^32 names"));
-        comps.push(canon.split('/').filter(|c| !c.is_empty()).map(CompactString::from).collect());
+        comps.push(components(&canon).into_iter().collect());
         names.push(canon.into());
         index.insert_unique(hash, id, |id| FxBuildHasher.hash_one(names[id.idx()].as_str()));
         id
