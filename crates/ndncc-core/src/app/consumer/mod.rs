@@ -386,10 +386,7 @@ impl ConsumerCore {
     /// Next segment to send: retransmissions first, lowest first; then a new segment.
     pub fn next_to_send(&mut self) -> Option<(u64, bool)> {
         if let Some(s) = self.retx_queue.pop_first() {
-            if self.retx_queue.is_empty() {
-                // An emptied set keeps a node of its own (a heap block) until dropped.
-                self.retx_queue = BTreeSet::new();
-            }
+            self.release_emptied_retx_queue();
             return Some((s, true));
         }
         if let Some(o) = &mut self.objects {
@@ -531,6 +528,14 @@ impl ConsumerCore {
         }
     }
 
+    /// Let an emptied retransmission queue go: a set emptied of its items keeps a node of its
+    /// own (a heap block) until dropped.
+    fn release_emptied_retx_queue(&mut self) {
+        if self.retx_queue.is_empty() {
+            self.retx_queue = BTreeSet::new();
+        }
+    }
+
     /// `seq` is received: its transmissions need no counting any more. (Counted for every
     /// segment ever resent, they grew with the run: a long lossy run kept millions.) The
     /// emptied table is let go, as a set emptied of its items keeps their room.
@@ -600,6 +605,7 @@ impl ConsumerCore {
             self.c.late_data += 1;
             if self.retx_queue.remove(&seq) {
                 // Data for a segment that timed out and awaits retransmission: it is received.
+                self.release_emptied_retx_queue();
                 self.forget_retransmissions(seq);
                 self.c.data_received += 1;
                 self.highest_received = Some(self.highest_received.map_or(seq, |h| h.max(seq)));
