@@ -4,6 +4,8 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::Path;
 
+use compact_str::CompactString;
+
 use super::{PcapNgWriter, PcapSpec};
 use crate::app::producer::DEFAULT_PAYLOAD_BYTES;
 use crate::face::FaceKind;
@@ -41,7 +43,7 @@ pub struct PcapTap {
     /// By face index; `None` for faces not traced.
     faces: Vec<Option<TracedFace>>,
     /// Name components and Data content length, by name index.
-    names: Vec<(Vec<compact_str::CompactString>, usize)>,
+    names: Vec<(Vec<CompactString>, usize)>,
     start: SimTime,
     stop: SimTime,
     snaplen: usize,
@@ -54,7 +56,7 @@ pub struct PcapTap {
 
 /// The content length of a Data under `name`: the payload of the producer with the longest
 /// prefix of it.
-fn payload_for(name: &[compact_str::CompactString], producers: &[(Vec<compact_str::CompactString>, u64)]) -> usize {
+fn payload_for(name: &[CompactString], producers: &[(Vec<CompactString>, u64)]) -> usize {
     let best = producers
         .iter()
         .filter(|(p, _)| p.len() <= name.len() && name[..p.len()] == p[..])
@@ -109,8 +111,7 @@ impl PcapTap {
                 counts: TraceCounts { face: name.to_owned(), ..TraceCounts::default() },
             }));
         }
-        let producers: Vec<(Vec<compact_str::CompactString>, u64)> =
-            producers.iter().map(|(p, n)| (components(p), *n)).collect();
+        let producers: Vec<(Vec<CompactString>, u64)> = producers.iter().map(|(p, n)| (components(p), *n)).collect();
         let names = (0..net.names.len())
             .map(|i| {
                 let comps = net.names.components(crate::ids::NameId(u32::try_from(i).unwrap_or(u32::MAX))).to_vec();
