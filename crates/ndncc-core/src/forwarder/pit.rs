@@ -215,6 +215,7 @@ impl PitEntry {
             _ => None,
         }
     }
+    #[inline(always)]
     pub fn out_record_mut(&mut self, face: FaceId) -> Option<&mut OutRecord> {
         match self.outs {
             INLINE => Some(&mut self.first_out).filter(|r| r.face == face),

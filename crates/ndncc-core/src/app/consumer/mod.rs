@@ -326,6 +326,7 @@ impl ConsumerCore {
     }
 
     /// Object fetching: take in the requests that have arrived by `now` (none once stopped).
+    #[inline(always)]
     pub fn admit_arrivals(&mut self, now: SimTime) {
         if let Some(o) = self.objects.as_mut().filter(|_| self.sending) {
             o.admit(now);
@@ -360,6 +361,7 @@ impl ConsumerCore {
     }
 
     /// The Data of request `seq` has been received.
+    #[inline]
     fn note_received(&mut self, ctx: &mut AppCtx, seq: u64) {
         if let Some(o) = &mut self.objects {
             o.received(ctx.now, seq, ctx.recorder, self.ids.me);
