@@ -17,12 +17,31 @@ pub struct SimDuration(pub u64);
 
 pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 
+/// `x.round() as u64`, exactly: to the nearest integer, halves away from zero, saturating at
+/// both ends (negative values and NaN give 0). Without the `roundsd` instruction of SSE4.1,
+/// which the baseline x86-64 target lacks, `f64::round` is a call into the maths library of
+/// some 25 instructions; consumers convert an RTO or an RTT to nanoseconds on every Data.
+/// Here the integer part is the truncating conversion, and the fraction left over (exact:
+/// `x - trunc(x)` is representable) decides the rounding.
+#[inline]
+pub fn round_to_nanos(x: f64) -> u64 {
+    if x.is_nan() || x < 0.0 {
+        return 0;
+    }
+    let whole = x as u64;
+    if x - whole as f64 >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
+    }
+}
+
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     pub const MAX: SimTime = SimTime(u64::MAX);
 
     pub fn from_secs_f64(s: f64) -> SimTime {
-        SimTime((s * NANOS_PER_SEC as f64).round() as u64)
+        SimTime(round_to_nanos(s * NANOS_PER_SEC as f64))
     }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / NANOS_PER_SEC as f64
@@ -79,7 +98,7 @@ impl SimDuration {
         SimDuration(s * NANOS_PER_SEC)
     }
     pub fn from_secs_f64(s: f64) -> SimDuration {
-        SimDuration((s.max(0.0) * NANOS_PER_SEC as f64).round() as u64)
+        SimDuration(round_to_nanos(s.max(0.0) * NANOS_PER_SEC as f64))
     }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / NANOS_PER_SEC as f64
@@ -155,6 +174,24 @@ impl fmt::Display for SimDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The rounding without the maths library is `f64::round` to the bit, over fractions
+        /// near a half, values past 2^52 (all integers) and 2^64 (saturating), and the edges.
+        #[test]
+        fn rounding_to_nanos_is_round(whole in 0u64..(1 << 54), frac in 0.0f64..1.0, scale in -70i32..70) {
+            for x in [whole as f64 + frac, whole as f64 + 0.5, (whole as f64 + frac) * 2f64.powi(scale), -(frac + 0.5)] {
+                proptest::prop_assert_eq!(round_to_nanos(x), x.round() as u64, "{}", x);
+            }
+        }
+    }
+
+    #[test]
+    fn rounding_to_nanos_saturates_and_maps_nan_to_zero() {
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 0.5, 0.49999999999999994, 2.5, 1e30, 1.8446744073709552e19] {
+            assert_eq!(round_to_nanos(x), x.round() as u64, "{x}");
+        }
+    }
 
     #[test]
     fn a_1024_byte_packet_takes_819_2_us_on_10_mbps() {
