@@ -42,14 +42,21 @@ pub struct FaceCounters {
     pub data_sent: u64,
     pub max_queue_packets: u64,
     pub nacks_sent: u64,
-    /// Bytes of IP, multicast and link-layer frames sent (NDN traffic is counted by kind above).
-    pub ip_bytes_sent: u64,
-    pub mcast_bytes_sent: u64,
-    pub link_bytes_sent: u64,
-    /// Drops and marks, from a face's first: most faces of a large world (access links,
-    /// application faces) never drop or mark a packet, and inline these took 48 bytes of
-    /// every face.
-    losses: Option<Box<FaceLosses>>,
+    /// Drops, marks and the bytes of other protocols, from a face's first: most faces of a
+    /// large world (access links, application faces) never drop or mark a packet and carry
+    /// NDN only, and inline these took 72 bytes of every face.
+    rare: Option<Box<RareCounters>>,
+}
+
+/// What most faces never count (`FaceCounters::rare`).
+#[derive(Clone, Copy, Debug, Default)]
+struct RareCounters {
+    losses: FaceLosses,
+    /// Bytes of IP, multicast and link-layer frames sent (NDN traffic is counted by kind in
+    /// `FaceCounters`).
+    ip_bytes_sent: u64,
+    mcast_bytes_sent: u64,
+    link_bytes_sent: u64,
 }
 
 /// The drops and marks of one face.
@@ -85,17 +92,43 @@ impl FaceLosses {
 impl FaceCounters {
     /// The drops and marks so far (all zero for a face that had none).
     pub fn losses(&self) -> FaceLosses {
-        self.losses.as_deref().copied().unwrap_or_default()
+        self.rare.as_deref().map(|r| r.losses).unwrap_or_default()
     }
     /// The drops and marks, to count one.
     pub fn losses_mut(&mut self) -> &mut FaceLosses {
-        self.losses.get_or_insert_with(Box::default)
+        &mut self.rare_mut().losses
     }
     pub fn drops(&self) -> u64 {
-        self.losses.as_ref().map_or(0, |l| l.drops())
+        self.rare.as_ref().map_or(0, |r| r.losses.drops())
     }
     pub fn marks(&self) -> u64 {
-        self.losses.as_ref().map_or(0, |l| l.marks)
+        self.rare.as_ref().map_or(0, |r| r.losses.marks)
+    }
+    /// Bytes of IP packets sent.
+    pub fn ip_bytes_sent(&self) -> u64 {
+        self.rare.as_ref().map_or(0, |r| r.ip_bytes_sent)
+    }
+    /// Bytes of multicast packets sent.
+    pub fn mcast_bytes_sent(&self) -> u64 {
+        self.rare.as_ref().map_or(0, |r| r.mcast_bytes_sent)
+    }
+    /// Bytes of link-layer frames (a link service's own) sent.
+    pub fn link_bytes_sent(&self) -> u64 {
+        self.rare.as_ref().map_or(0, |r| r.link_bytes_sent)
+    }
+    /// Count `bytes` of IP, multicast or link-layer traffic sent, by its header.
+    pub fn count_other_bytes(&mut self, header: &crate::packet::Header, bytes: u64) {
+        use crate::packet::Header;
+        let r = self.rare_mut();
+        match header {
+            Header::Ip(_) => r.ip_bytes_sent += bytes,
+            Header::Mcast(_) => r.mcast_bytes_sent += bytes,
+            Header::LinkAck => r.link_bytes_sent += bytes,
+            Header::Ndn(_) => {}
+        }
+    }
+    fn rare_mut(&mut self) -> &mut RareCounters {
+        self.rare.get_or_insert_with(Box::default)
     }
 }
 

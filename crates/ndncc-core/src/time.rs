@@ -188,7 +188,18 @@ mod tests {
 
     #[test]
     fn rounding_to_nanos_saturates_and_maps_nan_to_zero() {
-        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 0.5, 0.49999999999999994, 2.5, 1e30, 1.8446744073709552e19] {
+        for x in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            0.0,
+            0.5,
+            0.49999999999999994,
+            2.5,
+            1e30,
+            1.8446744073709552e19,
+        ] {
             assert_eq!(round_to_nanos(x), x.round() as u64, "{x}");
         }
     }

@@ -139,7 +139,7 @@ fn udp_datagrams_cross_a_router_through_the_same_queue_as_ndn_data() {
     assert!(summary(&w, "C", "data_received") > 1000.0);
     let rp = w.face_by_name("R->P").unwrap();
     let f = &w.net.faces[rp.idx()].counters;
-    assert_eq!(f.ip_bytes_sent, 500 * 1000);
+    assert_eq!(f.ip_bytes_sent(), 500 * 1000);
     assert!(f.interests_sent > 1000);
     // The tap saw both kinds enqueued in the one queue of R->P, interleaved.
     let log = log.lock().unwrap();
@@ -354,7 +354,7 @@ fn a_router_module_absorbs_feedback_and_originates_one_aggregate_per_period() {
     assert!((98..=100).contains(&fb.len()), "{} aggregates", fb.len());
     // S's face towards R carried Data only; R's face towards S carried only the aggregates.
     let rs_counters = &w.net.faces[rs.idx()].counters;
-    assert_eq!(rs_counters.mcast_bytes_sent, fb.len() as u64 * 40);
+    assert_eq!(rs_counters.mcast_bytes_sent(), fb.len() as u64 * 40);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -467,7 +467,7 @@ fn a_link_service_acknowledges_frames_with_frames_that_use_the_link_and_never_re
     // C sent 100 Interests (frames 1..=100), P answered each with an ACK, and the other way.
     assert_eq!(*acked_c.lock().unwrap(), (1..=100).collect::<Vec<u32>>());
     assert_eq!(*acked_p.lock().unwrap(), (1..=100).collect::<Vec<u32>>());
-    assert_eq!(w.net.faces[pc.idx()].counters.link_bytes_sent, 100 * 10);
+    assert_eq!(w.net.faces[pc.idx()].counters.link_bytes_sent(), 100 * 10);
     assert_eq!(summary(&w, "C", "unsolicited_data"), 0.0);
 }
 

@@ -425,7 +425,7 @@ impl World {
             row("marks", l.marks as f64, Unit::Packets);
             row("max_queue_packets", c.max_queue_packets as f64, Unit::Packets);
             // Bytes of the other protocols appear only on faces that carried them.
-            for (m, v) in [("ip_bytes_sent", c.ip_bytes_sent), ("mcast_bytes_sent", c.mcast_bytes_sent)] {
+            for (m, v) in [("ip_bytes_sent", c.ip_bytes_sent()), ("mcast_bytes_sent", c.mcast_bytes_sent())] {
                 if v > 0 {
                     row(m, v as f64, Unit::Bytes);
                 }
