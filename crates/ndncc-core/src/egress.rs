@@ -8,10 +8,9 @@ use std::sync::Arc;
 use crate::link_trace::{DeliveryTrace, TraceCursor};
 
 use crate::flight::Flight;
-use crate::loss::LossModel;
+use crate::loss::LinkLoss;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
-use crate::rng::LazyStream;
 use crate::time::{SimDuration, SimTime};
 
 /// A hidden underlay capacity below an overlay link (seed 004's IP-overlay case): the face
@@ -97,10 +96,9 @@ pub struct Egress {
     pub bandwidth_bps: u64,
     pub delay: SimDuration,
     last_tx: (u64, SimDuration),
-    pub loss: LossModel,
+    /// The loss model on the wire and the stream it draws from.
+    pub loss: LinkLoss,
     pub queue: AnyQueue,
-    /// The stream lost packets are drawn from, made as a link with a loss model first sends.
-    pub rng: LazyStream,
 }
 
 /// The changing side of a link direction: whether it is down, its delivery trace, and the
@@ -181,12 +179,11 @@ impl Dynamics {
 
 impl Egress {
     /// The transmit side of a link direction, idle and empty.
-    pub fn new(bandwidth_bps: u64, delay: SimDuration, loss: LossModel, rng: LazyStream, queue: AnyQueue) -> Egress {
+    pub fn new(bandwidth_bps: u64, delay: SimDuration, loss: LinkLoss, queue: AnyQueue) -> Egress {
         Egress {
             bandwidth_bps,
             delay,
             loss,
-            rng,
             queue,
             shaper: None,
             busy_until: SimTime::ZERO,
@@ -239,7 +236,8 @@ mod tests {
             steps in proptest::collection::vec((0u32..3, 1u64..4), 1..60),
         ) {
             let queue = AnyQueue::DropTail(DropTail::new(Limit::Packets(10)));
-            let mut eg = Egress::new(1, SimDuration::ZERO, LossModel::None, LazyStream::new(1, "t"), queue);
+            let loss = LinkLoss::new(1, "t", crate::loss::LossModel::None);
+            let mut eg = Egress::new(1, SimDuration::ZERO, loss, queue);
             for (size, bps) in steps {
                 // Few distinct values, so that kept answers are reused and invalidated often.
                 let size = [0, 40, 1_088][size as usize];

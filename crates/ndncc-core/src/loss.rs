@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::plugin::{check, Check};
 
-use crate::rng::{LazyStream, SimRng};
+use rand::SeedableRng;
+
+use crate::rng::{stream_seed, SimRng};
 use crate::units::Fraction;
 
 /// `loss = { type = "...", ... }` on a link.
@@ -99,14 +101,56 @@ fn chance(p: f64, rng: &mut SimRng) -> bool {
     p >= 1.0 || (p > 0.0 && rng.gen::<f64>() < p)
 }
 
-impl LossModel {
-    /// Draw: is the next packet lost? A link without a loss model never makes its stream
-    /// (`is_lost` itself draws nothing when the outcome is certain).
-    #[inline]
-    pub fn is_lost_on(&mut self, stream: &mut LazyStream) -> bool {
-        !matches!(self, LossModel::None) && self.is_lost(stream.get())
+/// The losses of one link direction on the wire: its loss model and the random stream the
+/// model draws from, boxed together once the direction has a model (most have none), beside
+/// the stream's seed. 16 bytes of the direction's egress, where the model and a stream made
+/// on its first draw took 32 of every face.
+#[derive(Debug)]
+pub struct LinkLoss {
+    seed: u64,
+    lossy: Option<Box<Lossy>>,
+}
+
+/// A loss model and its stream, made on the model's first draw.
+#[derive(Debug)]
+struct Lossy {
+    model: LossModel,
+    rng: Option<SimRng>,
+}
+
+impl LinkLoss {
+    /// `model` on the link direction whose stream is called `name` in a run seeded with
+    /// `root_seed` (the stream `crate::rng::stream` gives, made only if the model draws).
+    pub fn new(root_seed: u64, name: &str, model: LossModel) -> LinkLoss {
+        let mut loss = LinkLoss { seed: stream_seed(root_seed, name), lossy: None };
+        loss.set_model(model);
+        loss
     }
 
+    /// A new model: the old one's state goes, its stream goes on.
+    pub fn set_model(&mut self, model: LossModel) {
+        match &mut self.lossy {
+            Some(l) => l.model = model,
+            None if matches!(model, LossModel::None) => {}
+            None => self.lossy = Some(Box::new(Lossy { model, rng: None })),
+        }
+    }
+
+    /// Draw: is the next packet lost? Without a model nothing is drawn and the stream is never
+    /// made (`LossModel::is_lost` draws nothing either when the outcome is certain).
+    #[inline]
+    pub fn is_lost(&mut self) -> bool {
+        let seed = self.seed;
+        match self.lossy.as_deref_mut() {
+            Some(Lossy { model, rng }) if !matches!(model, LossModel::None) => {
+                model.is_lost(rng.get_or_insert_with(|| SimRng::seed_from_u64(seed)))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl LossModel {
     /// Draw: is the next packet lost?
     #[inline]
     pub fn is_lost(&mut self, rng: &mut SimRng) -> bool {
@@ -131,6 +175,24 @@ mod tests {
     use crate::rng::stream;
 
     const N: usize = 1_000_000;
+
+    /// A lossy link draws what its stream draws, made at its first draw, and goes on drawing
+    /// from it when its model changes; a link without a model makes no stream.
+    #[test]
+    fn a_link_s_losses_come_from_its_own_stream_across_model_changes() {
+        let model = || LossModel::Bernoulli { p: 0.5 };
+        let mut link = LinkLoss::new(7, "link:A->B", model());
+        let (mut eager, mut reference) = (stream(7, "link:A->B"), model());
+        for k in 0..40 {
+            if k == 20 {
+                link.set_model(model());
+            }
+            assert_eq!(link.is_lost(), reference.is_lost(&mut eager), "draw {k}");
+        }
+        let mut clean = LinkLoss::new(7, "link:A->B", LossModel::None);
+        assert!(!clean.is_lost());
+        assert!(clean.lossy.is_none(), "no model: nothing boxed, no stream");
+    }
 
     fn ge(p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64) -> LossModel {
         LossConfig::GilbertElliott {

@@ -35,28 +35,6 @@ pub fn stream_seed(root_seed: u64, name: &str) -> u64 {
     mix(root_seed ^ mix(stable_hash(name)))
 }
 
-/// A stream that only some components ever draw from (a link's, which only a lossy link
-/// uses): kept as its seed, 16 bytes, and made as it is first drawn from, the same stream as
-/// `stream` would have given.
-#[derive(Clone, Debug)]
-pub struct LazyStream {
-    seed: u64,
-    rng: Option<Box<SimRng>>,
-}
-
-impl LazyStream {
-    /// The stream of the component called `name` in a run seeded with `root_seed`.
-    pub fn new(root_seed: u64, name: &str) -> LazyStream {
-        LazyStream { seed: stream_seed(root_seed, name), rng: None }
-    }
-    /// The generator, made on the first call.
-    #[inline]
-    pub fn get(&mut self) -> &mut SimRng {
-        let seed = self.seed;
-        self.rng.get_or_insert_with(|| Box::new(SimRng::seed_from_u64(seed)))
-    }
-}
-
 // Draws from the distributions scenarios use. Each is written out here rather than taken from a
 // library so that a draw depends on the generator's 64-bit outputs alone, not on how a library
 // version happens to turn them into numbers: a scenario and seed give the same run for good.
@@ -93,15 +71,6 @@ mod tests {
     fn fnv1a_matches_its_published_test_vector() {
         assert_eq!(stable_hash(""), 0xcbf29ce484222325);
         assert_eq!(stable_hash("a"), 0xaf63dc4c8601ec8c);
-    }
-
-    #[test]
-    fn a_lazy_stream_draws_what_its_stream_draws() {
-        let mut lazy = LazyStream::new(7, "link:A->B");
-        let mut eager = stream(7, "link:A->B");
-        for _ in 0..5 {
-            assert_eq!(lazy.get().next_u64(), eager.next_u64());
-        }
     }
 
     #[test]

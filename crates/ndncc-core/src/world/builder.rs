@@ -20,13 +20,13 @@ use crate::forwarder::{ContentStore, Fib, Pit};
 use crate::ids::{AppId, FaceId, LinkId, NodeId};
 use crate::link_trace::DeliveryTrace;
 use crate::linkservice::{LinkService, LinkServiceSlot};
-use crate::loss::LossConfig;
+use crate::loss::{LinkLoss, LossConfig};
 use crate::module::{ModuleSlot, RouterModule};
 use crate::plugin::Invalid;
 use crate::queue::token_bucket::{ShaperConfig, TokenBucketShaper};
 use crate::queue::QueueConfig;
 use crate::recorder::{EventSamples, Recorder};
-use crate::rng::{stream, LazyStream};
+use crate::rng::stream;
 use crate::routing::RoutePlan;
 use crate::time::{SimDuration, SimTime};
 
@@ -299,8 +299,8 @@ impl WorldBuilder {
             Some(u) => Some(Box::new(Underlay::new(u.bandwidth_bps, u.limit_packets, u.limit_bytes))),
             None => None,
         };
-        let rng = LazyStream::new(self.seed, &format!("link:{name}"));
-        let mut egress = Egress::new(p.bandwidth_bps, p.delay, p.loss.build(), rng, queue);
+        let loss = LinkLoss::new(self.seed, &format!("link:{name}"), p.loss.build());
+        let mut egress = Egress::new(p.bandwidth_bps, p.delay, loss, queue);
         (egress.shaper, egress.underlay) = (shaper, underlay);
         if let Some(t) = &p.trace {
             egress.dynamics = Some(Box::new(Dynamics::new(Some(t.clone()))));

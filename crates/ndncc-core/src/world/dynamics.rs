@@ -292,7 +292,7 @@ impl Engine {
     /// stream goes on).
     pub(super) fn set_loss(&mut self, net: &mut Network, face: FaceId, loss: &LossConfig) {
         if let Some(eg) = net.faces[face.idx()].egress.as_mut() {
-            eg.loss = loss.build();
+            eg.loss.set_model(loss.build());
         }
     }
 

@@ -345,7 +345,7 @@ impl Engine {
         };
         eg.busy_until = end;
         let mut cause = None;
-        let arrival: Option<SimTime> = if eg.loss.is_lost_on(&mut eg.rng) {
+        let arrival: Option<SimTime> = if eg.loss.is_lost() {
             cause = Some(DropCause::Loss);
             None
         } else if let Some(ul) = eg.underlay.as_mut() {
