@@ -62,6 +62,14 @@ impl Underlay {
     }
 }
 
+/// What few link directions have: an Interest shaper in front of the queue, a hidden
+/// underlay behind the transmitter.
+#[derive(Debug, Default)]
+struct Extras {
+    shaper: Option<TokenBucketShaper>,
+    underlay: Option<Underlay>,
+}
+
 /// The transmit side of one link direction, its fields in declaration order (`repr(C)`): the
 /// flight, which an arrival reads, and the checks every packet sent makes (features that are
 /// mostly off) first, then the transmitter and the queue; the random stream, which only a lossy
@@ -81,11 +89,10 @@ pub struct Egress {
     /// What only a link that changes has (a trace, events that set it or take it down): boxed,
     /// so that constant links, nearly all, pay one pointer for it.
     pub dynamics: Option<Box<Dynamics>>,
-    /// Boxed, like `underlay`, a face's `link_service` and the AQM queues: most faces have
-    /// none, and out of line they leave the face small (384 bytes), so more of the faces a
-    /// large topology sends on stay in the cache.
-    pub shaper: Option<Box<TokenBucketShaper>>,
-    pub underlay: Option<Box<Underlay>>,
+    /// The Interest shaper and the hidden underlay, in one box made only for a direction with
+    /// either: most have neither, and out of line they leave the face small, so more of the
+    /// faces a large topology sends on stay in the cache (`shaper_mut`, `underlay_mut`).
+    extras: Option<Box<Extras>>,
     /// The transmitter is busy until this time.
     pub busy_until: SimTime,
     /// A `TxDone` event is pending.
@@ -185,10 +192,9 @@ impl Egress {
             delay,
             loss,
             queue,
-            shaper: None,
+            extras: None,
             busy_until: SimTime::ZERO,
             tx_wake_pending: false,
-            underlay: None,
             flight: Flight::default(),
             arrivals_queued: 0,
             probe: 0,
@@ -219,7 +225,25 @@ impl Egress {
         self.dynamics.as_ref().is_some_and(|d| d.down)
     }
     pub fn shaper_len(&self) -> usize {
-        self.shaper.as_ref().map_or(0, |s| s.len())
+        self.shaper().map_or(0, |s| s.len())
+    }
+    /// The Interest shaper in front of the queue, if the direction has one.
+    #[inline]
+    pub fn shaper(&self) -> Option<&TokenBucketShaper> {
+        self.extras.as_deref().and_then(|x| x.shaper.as_ref())
+    }
+    #[inline]
+    pub fn shaper_mut(&mut self) -> Option<&mut TokenBucketShaper> {
+        self.extras.as_deref_mut().and_then(|x| x.shaper.as_mut())
+    }
+    /// The hidden underlay behind the transmitter, if the direction has one.
+    #[inline]
+    pub fn underlay_mut(&mut self) -> Option<&mut Underlay> {
+        self.extras.as_deref_mut().and_then(|x| x.underlay.as_mut())
+    }
+    /// Give the direction a shaper and an underlay (each if any).
+    pub fn set_extras(&mut self, shaper: Option<TokenBucketShaper>, underlay: Option<Underlay>) {
+        self.extras = (shaper.is_some() || underlay.is_some()).then(|| Box::new(Extras { shaper, underlay }));
     }
 }
 

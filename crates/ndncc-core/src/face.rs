@@ -134,7 +134,7 @@ impl FaceCounters {
 
 /// A face, its fields in declaration order (`repr(C)`), what a packet reads first: the kind,
 /// link service and node that every packet passing reads, then the egress (whose own hot
-/// fields lead), then the counters. Five cache lines exactly, and aligned to them: a packet
+/// fields lead), then the counters. Four cache lines exactly, and aligned to them: a packet
 /// that arrives over a face reads the first two (where the order the compiler chose, and faces
 /// starting anywhere in a line, spread a face over seven lines: in a large world each line
 /// read is a cache miss). Its name is the network's (`Network::face_name`), and the bandwidth
@@ -181,23 +181,23 @@ mod tests {
     use super::*;
 
     /// A face is read on every packet it sends, and a large world keeps tens of thousands: it
-    /// must not grow unnoticed (320 bytes since its drops and marks are boxed, its link's
-    /// random stream is made only where a link draws from it, its rings are 32 bytes and its
-    /// name is kept by the network).
+    /// must not grow unnoticed (256 bytes since its drops, marks and bytes of other protocols,
+    /// its link's loss model and stream, and its shaper and underlay are boxed, its rings are
+    /// 32 bytes and its name is kept by the network).
     #[test]
-    fn a_face_is_five_cache_lines() {
-        assert_eq!(std::mem::size_of::<Face>(), 320, "Face is {} bytes", std::mem::size_of::<Face>());
+    fn a_face_is_four_cache_lines() {
+        assert_eq!(std::mem::size_of::<Face>(), 256, "Face is {} bytes", std::mem::size_of::<Face>());
     }
 
     /// What a packet arriving over a face reads (its kind, node and link service; the
     /// sender's flight) lies in the face's first two lines, and the counters a packet sent
-    /// updates end within its fifth.
+    /// updates end within its fourth.
     #[test]
     fn what_every_packet_reads_leads_the_face() {
         use std::mem::offset_of;
         let egress = offset_of!(Face, egress);
         assert!(offset_of!(Face, node) < 64 && offset_of!(Face, link_service) < 64);
         assert!(egress + offset_of!(Egress, dynamics) < 128 && egress + offset_of!(Egress, arrivals_queued) < 128);
-        assert!(offset_of!(Face, counters) + offset_of!(FaceCounters, max_queue_packets) + 8 <= 320);
+        assert!(offset_of!(Face, counters) + offset_of!(FaceCounters, nacks_sent) + 8 <= 256);
     }
 }

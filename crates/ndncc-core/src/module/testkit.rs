@@ -33,7 +33,7 @@ pub fn with_ctx<R>(w: &mut Network, now_ms: u64, f: impl FnOnce(&mut ModuleCtx) 
 
 /// Put `n` Interests in the shaper of A->B (whose rate of 1/s keeps them there).
 pub fn fill_shaper(w: &mut Network, n: u64) {
-    let shaper = w.faces[A_TO_B.idx()].egress.as_mut().and_then(|e| e.shaper.as_mut()).expect("shaped face");
+    let shaper = w.faces[A_TO_B.idx()].egress.as_mut().and_then(|e| e.shaper_mut()).expect("shaped face");
     for seg in 0..n {
         shaper.offer(interest(seg), SimTime::ZERO);
     }

@@ -288,7 +288,7 @@ impl WorldBuilder {
         let shaper = match &p.shaper {
             Some(c) => {
                 c.validate().map_err(|e| invalid(e, "interest_shaper"))?;
-                Some(Box::new(TokenBucketShaper::new(c, reverse_bps)))
+                Some(TokenBucketShaper::new(c, reverse_bps))
             }
             None => None,
         };
@@ -296,12 +296,12 @@ impl WorldBuilder {
             Some(u) if u.bandwidth_bps == 0 => {
                 return Err(BuilderError::ZeroUnderlayBandwidth { link: name.to_owned() })
             }
-            Some(u) => Some(Box::new(Underlay::new(u.bandwidth_bps, u.limit_packets, u.limit_bytes))),
+            Some(u) => Some(Underlay::new(u.bandwidth_bps, u.limit_packets, u.limit_bytes)),
             None => None,
         };
         let loss = LinkLoss::new(self.seed, &format!("link:{name}"), p.loss.build());
         let mut egress = Egress::new(p.bandwidth_bps, p.delay, loss, queue);
-        (egress.shaper, egress.underlay) = (shaper, underlay);
+        egress.set_extras(shaper, underlay);
         if let Some(t) = &p.trace {
             egress.dynamics = Some(Box::new(Dynamics::new(Some(t.clone()))));
         }

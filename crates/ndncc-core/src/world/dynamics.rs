@@ -172,10 +172,10 @@ impl Engine {
             // Packets already doomed by an earlier failure were counted then.
             lost.extend(net.flights.iter(&eg.flight).skip(d.doomed).map(|f| f.packet));
             d.doomed = eg.flight.len();
-            if let Some(ul) = eg.underlay.as_mut() {
+            if let Some(ul) = eg.underlay_mut() {
                 ul.departures.clear();
             }
-            if let Some(shaper) = eg.shaper.as_mut() {
+            if let Some(shaper) = eg.shaper_mut() {
                 lost.extend(shaper.drain());
             }
             let mut dropped = Vec::new();

@@ -195,7 +195,7 @@ impl Engine {
             return;
         }
         if packet.is_interest() {
-            if let Some(shaper) = eg.shaper.as_mut() {
+            if let Some(shaper) = eg.shaper_mut() {
                 if shaper.offer(*packet, now) == Verdict::Dropped {
                     self.tap(net, face, TapPoint::Drop(DropCause::Shaper), packet);
                 } else {
@@ -220,7 +220,7 @@ impl Engine {
         let now = self.now();
         loop {
             let Some(eg) = net.faces[face.idx()].egress.as_mut() else { return };
-            let Some(shaper) = eg.shaper.as_mut() else { return };
+            let Some(shaper) = eg.shaper_mut() else { return };
             match shaper.poll(now) {
                 ShaperPoll::Ready(mut p) => self.enqueue_for_tx(net, face, &mut p),
                 ShaperPoll::Wait(t) => {
@@ -238,7 +238,7 @@ impl Engine {
 
     pub(super) fn on_shaper_wake(&mut self, net: &mut Network, face: FaceId) {
         let now = self.now();
-        if let Some(shaper) = net.faces[face.idx()].egress.as_mut().and_then(|eg| eg.shaper.as_mut()) {
+        if let Some(shaper) = net.faces[face.idx()].egress.as_mut().and_then(|eg| eg.shaper_mut()) {
             if shaper.wake_at.is_some_and(|w| w <= now) {
                 shaper.wake_at = None;
             }
@@ -344,20 +344,20 @@ impl Engine {
             None => now + eg.transmission_time(p.size),
         };
         eg.busy_until = end;
-        let mut cause = None;
+        let (mut cause, delay) = (None, eg.delay);
         let arrival: Option<SimTime> = if eg.loss.is_lost() {
             cause = Some(DropCause::Loss);
             None
-        } else if let Some(ul) = eg.underlay.as_mut() {
+        } else if let Some(ul) = eg.underlay_mut() {
             match ul.admit(end, p.size) {
-                Some(depart) => Some(depart + eg.delay),
+                Some(depart) => Some(depart + delay),
                 None => {
                     cause = Some(DropCause::Underlay);
                     None
                 }
             }
         } else {
-            Some(end + eg.delay)
+            Some(end + delay)
         };
         let more = eg.queue.len_packets() > 0;
         if more {

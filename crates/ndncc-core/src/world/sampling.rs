@@ -122,9 +122,9 @@ impl Engine {
                 assert_eq!(kept, values, "face {} changed without a mark at {now}", net.face_name(fid));
             }
             rec.face_samples(now, &rows(values));
-            let cacheable = eg.shaper.is_none() && f.link_service.is_none();
+            let cacheable = eg.shaper().is_none() && f.link_service.is_none();
             kept.read(at, fid, values, cacheable, keeping);
-            if eg.shaper.is_some() {
+            if eg.shaper().is_some() {
                 rec.face_sample(now, ent, ids.shaper_len, eg.shaper_len() as f64);
             }
             if let Some(ls) = &f.link_service {
