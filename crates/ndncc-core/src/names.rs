@@ -45,7 +45,9 @@ impl NameTable {
         if let Some(&id) = index.find(hash, |id| names[id.idx()] == canon) {
             return id;
         }
-        let id = NameId(u32::try_from(names.len()).expect("fewer than 2^32 names"));
+        // The last id is never given: the FIB's last lookup keeps it for "none" (`fib.rs`).
+        let id =
+            u32::try_from(names.len()).ok().filter(|&i| i < u32::MAX).map(NameId).expect("fewer than 2^32 - 1 names");
         comps.push(components(&canon).into_iter().collect());
         names.push(canon.into());
         index.insert_unique(hash, id, |id| FxBuildHasher.hash_one(names[id.idx()].as_str()));

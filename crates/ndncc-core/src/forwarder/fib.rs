@@ -35,7 +35,7 @@ pub type FibEntryId = u32;
 #[repr(C)]
 pub struct Fib {
     /// The last lookup: most packets a node forwards belong to the flow it just saw.
-    last: Option<(NameId, Option<FibEntryId>)>,
+    last: LastLookup,
     entries: Vec<FibEntry>,
     /// Entry index by canonical prefix, so adding a route is one lookup; `None` while the FIB
     /// has at most `SCANNED` entries, which `find` then scans. Most nodes of a large world (a
@@ -51,6 +51,39 @@ pub struct Fib {
     /// its size follows the names this node forwards, not every name of the run; empty while
     /// the node has looked up one name only (`last` holds it).
     cache: FxHashMap<NameId, Option<FibEntryId>>,
+}
+
+/// A FIB's last lookup in 8 bytes: the name looked up (`NO_NAME` before the first) and the
+/// entry found (`NO_ENTRY`: none matched). As a pair of `Option`s it took 12, and with the
+/// padding before the entries 16, which pushed the node past eight cache lines.
+#[derive(Clone, Copy, Debug)]
+struct LastLookup {
+    name: NameId,
+    entry: FibEntryId,
+}
+
+/// No name: the name table never gives this id (`NameTable::intern`).
+const NO_NAME: NameId = NameId(u32::MAX);
+/// No entry: a FIB never has this many (`Fib::add_route`).
+const NO_ENTRY: FibEntryId = FibEntryId::MAX;
+
+impl LastLookup {
+    const NONE: LastLookup = LastLookup { name: NO_NAME, entry: NO_ENTRY };
+
+    fn of(name: NameId, entry: Option<FibEntryId>) -> LastLookup {
+        LastLookup { name, entry: entry.unwrap_or(NO_ENTRY) }
+    }
+    /// The name looked up and what was found, if there was a lookup.
+    #[inline(always)]
+    fn get(self) -> Option<(NameId, Option<FibEntryId>)> {
+        (self.name != NO_NAME).then_some((self.name, (self.entry != NO_ENTRY).then_some(self.entry)))
+    }
+}
+
+impl Default for LastLookup {
+    fn default() -> LastLookup {
+        LastLookup::NONE
+    }
 }
 
 /// Entries a FIB finds by scanning them before it indexes them by prefix.
@@ -82,12 +115,15 @@ impl Fib {
                     self.entries.reserve_exact(1);
                 }
                 let i = self.entries.len();
+                // `NO_ENTRY` is never an entry's id; ids below it convert losslessly.
+                let id =
+                    FibEntryId::try_from(i).ok().filter(|&k| k < NO_ENTRY).expect("fewer than 2^32 - 1 FIB entries");
                 self.entries.push(FibEntry { prefix: canon.into(), nexthops: SmallVec::new() });
                 let entries = &self.entries;
                 let hash_of = |&k: &FibEntryId| FxBuildHasher.hash_one(&entries[k as usize].prefix);
                 match self.by_prefix.as_mut() {
                     Some(index) => {
-                        index.insert_unique(FxBuildHasher.hash_one(&entries[i].prefix), i as FibEntryId, hash_of);
+                        index.insert_unique(FxBuildHasher.hash_one(&entries[i].prefix), id, hash_of);
                     }
                     // Past the scanned ones: index them all.
                     None if i == SCANNED => {
@@ -107,7 +143,7 @@ impl Fib {
         e.nexthops.push(NextHop { face, cost });
         e.nexthops.sort_by_key(|n| (n.cost, n.face));
         self.cache.clear();
-        self.last = None;
+        self.last = LastLookup::NONE;
     }
 
     /// The cost of next hop `face` for exactly `prefix`, if it has that next hop.
@@ -125,7 +161,7 @@ impl Fib {
         let before = e.nexthops.len();
         e.nexthops.retain(|n| n.face != face);
         self.cache.clear();
-        self.last = None;
+        self.last = LastLookup::NONE;
         e.nexthops.len() < before
     }
 
@@ -137,17 +173,16 @@ impl Fib {
         }
         // An entry without next hops no longer matches: forget what lookups found.
         self.cache.clear();
-        self.last = None;
+        self.last = LastLookup::NONE;
     }
 
     /// Longest-prefix match for the interned name `id`. Inline: nearly every lookup asks for
     /// the name asked for last (a flow's packets follow each other).
     #[inline]
     pub fn lookup(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
-        if let Some((last, hit)) = self.last {
-            if last == id {
-                return hit;
-            }
+        // `id` is never `NO_NAME`, so no lookup yet matches nothing.
+        if self.last.name == id {
+            return (self.last.entry != NO_ENTRY).then_some(self.last.entry);
         }
         self.lookup_other(id, names)
     }
@@ -155,7 +190,7 @@ impl Fib {
     #[inline(never)]
     fn lookup_other(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
         if let Some(&hit) = self.cache.get(&id) {
-            self.last = Some((id, hit));
+            self.last = LastLookup::of(id, hit);
             return hit;
         }
         self.resolve(id, names)
@@ -183,7 +218,7 @@ impl Fib {
         // The cache starts with the second name looked up: a node that only ever forwards one
         // (a consumer's, a producer's) finds it as the last one each time, and an empty cache
         // takes no heap block. From then on it holds every name looked up, the last included.
-        match self.last {
+        match self.last.get() {
             Some((first, hit)) if self.cache.is_empty() => {
                 self.cache.insert(first, hit);
                 self.cache.insert(id, best);
@@ -193,7 +228,7 @@ impl Fib {
                 self.cache.insert(id, best);
             }
         }
-        self.last = Some((id, best));
+        self.last = LastLookup::of(id, best);
         best
     }
 

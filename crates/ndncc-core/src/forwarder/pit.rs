@@ -259,7 +259,7 @@ type OutOfOrder = BinaryHeap<Reverse<(SimTime, Name)>>;
 
 /// Pending entries from which the PIT takes slots in ring order rather than last freed first
 /// (about 1 MB of entries: beyond, the cache no longer holds them all).
-const RING_FROM: usize = 8192;
+const RING_FROM: u32 = 8192;
 
 /// Buckets between consecutive segments: a window of a prefix's segments then leaves the
 /// buckets between them free, so that a name that lands among them finds its own, or an empty
@@ -314,9 +314,9 @@ pub struct Pit {
     /// table grows to `ring_from` entries only by inserts, which empty it first).
     free: Vec<usize>,
     /// The slot the ring-order search for a free one starts at.
-    cursor: usize,
+    cursor: u32,
     /// `RING_FROM`, smaller in tests so that they switch between the two orders.
-    ring_from: usize,
+    ring_from: u32,
     /// Expiry records in non-decreasing time order.
     in_order: Ring<(SimTime, Name)>,
     /// Expiry records that arrived out of order: boxed, made by the first (most PITs never
@@ -425,7 +425,7 @@ impl Pit {
     /// The ring is kept at most seven eighths full (as the hash table is), so the search is
     /// short; `filler` fills the kept Interests of new slots.
     fn free_slot(&mut self, filler: PitInterest) -> usize {
-        if self.index.len() < self.ring_from {
+        if self.index.len() < self.ring_from as usize {
             if let Some(i) = self.free.pop() {
                 debug_assert!(self.slots[i].is_none(), "a slot on the free list is free");
                 return i;
@@ -443,8 +443,9 @@ impl Pit {
         }
         let n = self.slots.len();
         loop {
-            let i = self.cursor;
-            self.cursor = if i + 1 == n { 0 } else { i + 1 };
+            let i = self.cursor as usize;
+            // Below the slots' count, which the index keeps under 2^32 (`PitHash::insert`).
+            self.cursor = if i + 1 == n { 0 } else { u32::try_from(i + 1).unwrap_or(0) };
             if self.slots[i].is_none() {
                 return i;
             }
@@ -463,7 +464,7 @@ impl Pit {
     }
     #[inline]
     fn release(&mut self, i: usize) -> Option<PitEntry> {
-        if self.index.len() < self.ring_from {
+        if self.index.len() < self.ring_from as usize {
             self.free.push(i);
         }
         self.slots[i].take()
@@ -670,7 +671,7 @@ mod tests {
         #[test]
         fn entries_stay_with_their_names_as_slots_are_reused(
             ops in proptest::collection::vec((0u8..3, 0u64..12, 0u64..1000), 1..200),
-            ring_from in proptest::prop_oneof![proptest::strategy::Just(0usize), 1usize..12, proptest::strategy::Just(RING_FROM)],
+            ring_from in proptest::prop_oneof![proptest::strategy::Just(0u32), 1u32..12, proptest::strategy::Just(RING_FROM)],
         ) {
             let nonce = |k: &PitInterest, name| k.packet(name).ndn().unwrap().nonce;
             let mut pit = Pit { ring_from, ..Pit::default() };

@@ -23,22 +23,73 @@ fn widen(slot: u32) -> usize {
     slot as usize
 }
 
-/// What an unused inline place holds; never found, since lookups read only the first `len`.
-const NO_NAME: Name = Name { prefix: NameId(0), seg: 0 };
-
 #[derive(Debug)]
 pub enum PitIndex {
-    /// The first `len` of `names` are pending, each in the slot at the same place of `slots`.
-    /// (Slots as `u32` and the length as a byte: 88 bytes rather than 112, which the node's
-    /// PIT and every field after it in the node's first lines were pushed along by.)
-    Inline { len: u8, names: [Name; INLINE], slots: [u32; INLINE] },
+    /// A few names, inline.
+    Inline(InlineNames),
     /// Every pending name, once more than `INLINE` were pending at once.
     Hashed(PitHash),
 }
 
+/// The first `len` names are pending, each in the slot at the same place of `slots`. A name's
+/// prefix and segment are kept in arrays of their own (a `Name` is 16 bytes, four of them
+/// padding), slots as `u32` and the length as a byte: 72 bytes rather than 112, which the
+/// node's PIT and every field after it in the node's first lines were pushed along by.
+#[derive(Debug, Default)]
+pub struct InlineNames {
+    len: Count,
+    prefixes: [NameId; INLINE],
+    segs: [u64; INLINE],
+    slots: [u32; INLINE],
+}
+
+/// How many names an `InlineNames` holds, up to `INLINE`: a type of five values, which leaves
+/// the others to the index's enum for its tag (with a `u8` the tag took 8 bytes more).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+enum Count {
+    #[default]
+    Zero,
+    One,
+    Two,
+    Three,
+    Four,
+}
+
+impl Count {
+    #[inline(always)]
+    fn get(self) -> usize {
+        usize::from(self as u8)
+    }
+    /// `n` names, up to `INLINE` (more are never kept inline).
+    #[inline(always)]
+    fn of(n: usize) -> Count {
+        match n {
+            0 => Count::Zero,
+            1 => Count::One,
+            2 => Count::Two,
+            3 => Count::Three,
+            _ => Count::Four,
+        }
+    }
+}
+
+const _: () = assert!(Count::Four as usize == INLINE, "a count for every inline place");
+
+impl InlineNames {
+    /// Where `name` is among the first `len`.
+    #[inline(always)]
+    fn position(&self, name: &Name) -> Option<usize> {
+        (0..self.len.get()).find(|&i| self.prefixes[i] == name.prefix && self.segs[i] == name.seg)
+    }
+    fn name(&self, i: usize) -> Name {
+        Name { prefix: self.prefixes[i], seg: self.segs[i] }
+    }
+}
+
 impl Default for PitIndex {
     fn default() -> PitIndex {
-        PitIndex::Inline { len: 0, names: [NO_NAME; INLINE], slots: [0; INLINE] }
+        PitIndex::Inline(InlineNames::default())
     }
 }
 
@@ -47,9 +98,7 @@ impl PitIndex {
     #[inline]
     pub fn get(&self, name: &Name) -> Option<usize> {
         match self {
-            PitIndex::Inline { len, names, slots } => {
-                names[..usize::from(*len)].iter().position(|n| n == name).map(|i| widen(slots[i]))
-            }
+            PitIndex::Inline(inline) => inline.position(name).map(|i| widen(inline.slots[i])),
             PitIndex::Hashed(map) => map.get(name),
         }
     }
@@ -58,22 +107,21 @@ impl PitIndex {
     #[inline]
     pub fn insert(&mut self, name: Name, slot: usize) -> Option<usize> {
         match self {
-            PitIndex::Inline { len, names, slots } => {
+            PitIndex::Inline(inline) => {
                 // As in the table (`PitHash::insert`): 2^32 slots would take 500 GB.
                 let small = u32::try_from(slot).expect("fewer than 2^32 - 1 PIT slots");
-                let n = usize::from(*len);
-                if let Some(i) = names[..n].iter().position(|m| *m == name) {
-                    return Some(widen(std::mem::replace(&mut slots[i], small)));
+                if let Some(i) = inline.position(&name) {
+                    return Some(widen(std::mem::replace(&mut inline.slots[i], small)));
                 }
+                let n = inline.len.get();
                 if n < INLINE {
-                    names[n] = name;
-                    slots[n] = small;
-                    *len += 1;
+                    (inline.prefixes[n], inline.segs[n], inline.slots[n]) = (name.prefix, name.seg, small);
+                    inline.len = Count::of(n + 1);
                     return None;
                 }
                 let mut map = PitHash::default();
-                for (&m, &s) in names.iter().zip(slots.iter()) {
-                    map.insert(m, widen(s));
+                for i in 0..n {
+                    map.insert(inline.name(i), widen(inline.slots[i]));
                 }
                 map.insert(name, slot);
                 *self = PitIndex::Hashed(map);
@@ -88,13 +136,15 @@ impl PitIndex {
     #[inline(always)]
     pub fn remove(&mut self, name: &Name) -> Option<usize> {
         match self {
-            PitIndex::Inline { len, names, slots } => {
-                let i = names[..usize::from(*len)].iter().position(|n| n == name)?;
-                let slot = slots[i];
-                *len -= 1;
-                let last = usize::from(*len);
-                names[i] = names[last];
-                slots[i] = slots[last];
+            PitIndex::Inline(inline) => {
+                let i = inline.position(name)?;
+                let slot = inline.slots[i];
+                // `i` is one of the first `len`, so `len` is at least one.
+                let last = inline.len.get() - 1;
+                inline.len = Count::of(last);
+                inline.prefixes[i] = inline.prefixes[last];
+                inline.segs[i] = inline.segs[last];
+                inline.slots[i] = inline.slots[last];
                 Some(widen(slot))
             }
             PitIndex::Hashed(map) => map.remove(name),
@@ -104,7 +154,7 @@ impl PitIndex {
     #[inline]
     pub fn len(&self) -> usize {
         match self {
-            PitIndex::Inline { len, .. } => usize::from(*len),
+            PitIndex::Inline(inline) => inline.len.get(),
             PitIndex::Hashed(map) => map.len(),
         }
     }
@@ -128,7 +178,7 @@ mod tests {
         for seg in 0..INLINE as u64 {
             assert_eq!(index.insert(name(1, seg), seg as usize + 10), None);
         }
-        assert!(matches!(index, PitIndex::Inline { .. }));
+        assert!(matches!(index, PitIndex::Inline(_)));
         assert_eq!(index.insert(name(2, 0), 99), None);
         assert!(matches!(index, PitIndex::Hashed(_)));
         assert_eq!(index.len(), INLINE + 1);

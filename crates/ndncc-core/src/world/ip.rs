@@ -21,13 +21,13 @@ pub fn receive(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: 
         };
         match n.ip.as_ref().and_then(|t| t.ports.iter().find(|(p, _)| *p == port)) {
             Some(&(_, app_face)) => fx.send(net, app_face, &mut packet),
-            None => n.counters.ip_unroutable += 1,
+            None => n.ip_mut().ip_unroutable += 1,
         }
         return;
     }
     match n.ip.as_ref().and_then(|t| t.routes.get(ip.dst.idx()).copied().flatten()) {
         // Never back where it came from: that would be a routing loop.
         Some(face) if face != in_face => forward_packet(net, fx, node, face, packet),
-        _ => n.counters.ip_unroutable += 1,
+        _ => n.ip_mut().ip_unroutable += 1,
     }
 }

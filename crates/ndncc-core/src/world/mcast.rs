@@ -15,7 +15,7 @@ pub fn receive(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: 
     let Some(h) = packet.mcast().copied() else { return };
     let n = &mut net.nodes[node.idx()];
     let Some(route) = n.ip.as_ref().and_then(|ip| ip.mcast.iter().find(|(g, _)| *g == h.group)).map(|(_, r)| r) else {
-        n.counters.mcast_unroutable += 1;
+        n.ip_mut().mcast_unroutable += 1;
         return;
     };
     match h.kind {
@@ -28,14 +28,14 @@ pub fn receive(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: 
         }
         McastKind::Feedback => match route.upstream {
             Some(up) if up != in_face => forward_packet(net, fx, node, up, packet),
-            Some(_) => n.counters.mcast_unroutable += 1,
+            Some(_) => n.ip_mut().mcast_unroutable += 1,
             // The source's node: the report is for the source application, which listens on
             // the group's downstream app face.
             None => {
                 let app = route.downstream.iter().copied().find(|&f| net.faces[f.idx()].peer().is_none());
                 match app {
                     Some(f) => fx.send(net, f, &mut packet),
-                    None => net.nodes[node.idx()].counters.mcast_unroutable += 1,
+                    None => net.nodes[node.idx()].ip_mut().mcast_unroutable += 1,
                 }
             }
         },

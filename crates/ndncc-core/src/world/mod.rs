@@ -464,7 +464,8 @@ impl World {
             row("unsolicited_data", c.unsolicited_data as f64);
             row("pit_expired", c.pit_expired as f64);
             // Rows of the other protocols appear only where they happened.
-            for (m, v) in [("ip_unroutable", c.ip_unroutable), ("mcast_unroutable", c.mcast_unroutable)] {
+            let (ip, mcast) = n.ip.as_ref().map_or((0, 0), |ip| (ip.ip_unroutable, ip.mcast_unroutable));
+            for (m, v) in [("ip_unroutable", ip), ("mcast_unroutable", mcast)] {
                 if v > 0 {
                     row(m, v as f64);
                 }
