@@ -175,11 +175,11 @@ mod tests {
         use super::super::testkit::{data, resent_once};
         let mut rec = Recorder::new(EventSamples::Skipped);
         let mut c = resent_once(&mut rec);
-        assert_eq!(c.core.retx_counts.get(&1), Some(&1));
-        assert_eq!(c.core.retx_queue.len(), 0);
+        assert_eq!(c.core.retransmissions_of(1), Some(1));
+        assert_eq!(c.core.waiting_for_retransmission(), 0);
         at(&mut c, &mut rec, 360, |c, ctx| c.on_packet(ctx, &data(1)));
-        assert!(c.core.retx_counts.is_empty());
-        assert_eq!(c.core.retx_counts.capacity(), 0, "the emptied table is let go");
+        assert_eq!(c.core.retransmissions_of(1), None);
+        assert!(c.core.keeps_no_losses(), "the emptied state is let go");
     }
 
     #[test]
