@@ -72,8 +72,8 @@ struct Extras {
 
 /// The transmit side of one link direction, its fields in declaration order (`repr(C)`): the
 /// flight, which an arrival reads, and the checks every packet sent makes (features that are
-/// mostly off) first, then the transmitter and the queue; the random stream, which only a lossy
-/// link draws from, last.
+/// mostly off) first, then the transmitter, the loss on the wire (a pointer, the model and its
+/// random stream behind it) and the queue.
 #[repr(C)]
 pub struct Egress {
     /// Packets on the wire towards the peer, in arrival order, in the network's

@@ -2,12 +2,10 @@
 //! Each link direction draws from its own RNG stream, so adding traffic elsewhere does not
 //! change which packets this link loses.
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::plugin::{check, Check};
-
-use rand::SeedableRng;
 
 use crate::rng::{stream_seed, SimRng};
 use crate::units::Fraction;
