@@ -50,13 +50,13 @@ pub struct FaceCounters {
 
 /// What most faces never count (`FaceCounters::rare`).
 #[derive(Clone, Copy, Debug, Default)]
-struct RareCounters {
+pub(crate) struct RareCounters {
     losses: FaceLosses,
     /// Bytes of IP, multicast and link-layer frames sent (NDN traffic is counted by kind in
     /// `FaceCounters`).
-    ip_bytes_sent: u64,
-    mcast_bytes_sent: u64,
-    link_bytes_sent: u64,
+    pub(crate) ip_bytes_sent: u64,
+    pub(crate) mcast_bytes_sent: u64,
+    pub(crate) link_bytes_sent: u64,
 }
 
 /// The drops and marks of one face.
@@ -116,18 +116,8 @@ impl FaceCounters {
     pub fn link_bytes_sent(&self) -> u64 {
         self.rare.as_ref().map_or(0, |r| r.link_bytes_sent)
     }
-    /// Count `bytes` of IP, multicast or link-layer traffic sent, by its header.
-    pub fn count_other_bytes(&mut self, header: &crate::packet::Header, bytes: u64) {
-        use crate::packet::Header;
-        let r = self.rare_mut();
-        match header {
-            Header::Ip(_) => r.ip_bytes_sent += bytes,
-            Header::Mcast(_) => r.mcast_bytes_sent += bytes,
-            Header::LinkAck => r.link_bytes_sent += bytes,
-            Header::Ndn(_) => {}
-        }
-    }
-    fn rare_mut(&mut self) -> &mut RareCounters {
+    /// What most faces never count, to count some (made at the first).
+    pub(crate) fn rare_mut(&mut self) -> &mut RareCounters {
         self.rare.get_or_insert_with(Box::default)
     }
 }

@@ -73,10 +73,15 @@ impl LastLookup {
     fn of(name: NameId, entry: Option<FibEntryId>) -> LastLookup {
         LastLookup { name, entry: entry.unwrap_or(NO_ENTRY) }
     }
+    /// The entry found, if one matched.
+    #[inline(always)]
+    fn found(self) -> Option<FibEntryId> {
+        (self.entry != NO_ENTRY).then_some(self.entry)
+    }
     /// The name looked up and what was found, if there was a lookup.
     #[inline(always)]
     fn get(self) -> Option<(NameId, Option<FibEntryId>)> {
-        (self.name != NO_NAME).then_some((self.name, (self.entry != NO_ENTRY).then_some(self.entry)))
+        (self.name != NO_NAME).then_some((self.name, self.found()))
     }
 }
 
@@ -182,7 +187,7 @@ impl Fib {
     pub fn lookup(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
         // `id` is never `NO_NAME`, so no lookup yet matches nothing.
         if self.last.name == id {
-            return (self.last.entry != NO_ENTRY).then_some(self.last.entry);
+            return self.last.found();
         }
         self.lookup_other(id, names)
     }

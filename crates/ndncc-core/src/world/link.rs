@@ -413,6 +413,8 @@ fn count_sent(c: &mut crate::face::FaceCounters, packet: &Packet) {
             NdnKind::Data => c.data_sent += 1,
             NdnKind::Nack(_) => c.nacks_sent += 1,
         },
-        Header::Ip(_) | Header::Mcast(_) | Header::LinkAck => c.count_other_bytes(&packet.header, packet.size as u64),
+        Header::Ip(_) => c.rare_mut().ip_bytes_sent += packet.size as u64,
+        Header::Mcast(_) => c.rare_mut().mcast_bytes_sent += packet.size as u64,
+        Header::LinkAck => c.rare_mut().link_bytes_sent += packet.size as u64,
     }
 }
