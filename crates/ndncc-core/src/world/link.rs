@@ -413,8 +413,21 @@ fn count_sent(c: &mut crate::face::FaceCounters, packet: &Packet) {
             NdnKind::Data => c.data_sent += 1,
             NdnKind::Nack(_) => c.nacks_sent += 1,
         },
-        Header::Ip(_) => c.rare_mut().ip_bytes_sent += packet.size as u64,
-        Header::Mcast(_) => c.rare_mut().mcast_bytes_sent += packet.size as u64,
-        Header::LinkAck => c.rare_mut().link_bytes_sent += packet.size as u64,
+        Header::Ip(_) | Header::Mcast(_) | Header::LinkAck => count_other_protocol(c, packet),
+    }
+}
+
+/// Count the bytes of `packet`, an IP, multicast or link-layer frame just transmitted. Out of
+/// line: the send path every packet takes comes here only for protocols other than NDN.
+#[cold]
+#[inline(never)]
+fn count_other_protocol(c: &mut crate::face::FaceCounters, packet: &Packet) {
+    let (r, bytes) = (c.rare_mut(), packet.size as u64);
+    match packet.header {
+        Header::Ip(_) => r.ip_bytes_sent += bytes,
+        Header::Mcast(_) => r.mcast_bytes_sent += bytes,
+        Header::LinkAck => r.link_bytes_sent += bytes,
+        // Counted by kind in `count_sent`, which never sends NDN here.
+        Header::Ndn(_) => {}
     }
 }
