@@ -51,6 +51,7 @@ class BenchDict(TypedDict):
     recorded_rows: int
     recorded_mb: float
     setup_seconds: float
+    allocator: str
 
 class Scenario:
     @property

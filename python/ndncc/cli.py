@@ -516,6 +516,8 @@ def bench(
                 f"{r['recorded_mb']:.1f}",
             )
         captions = [f"medians of {repeat} runs each"] if repeat > 1 else []
+        if results:
+            captions.append(f"allocator {results[0]['allocator']}")
         per_flow = benchmark.memory_per_flow(results)
         if per_flow is not None:
             kib, span = per_flow["kib_per_flow"], f"{per_flow['from']} to {per_flow['to']}"

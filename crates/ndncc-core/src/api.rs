@@ -186,6 +186,9 @@ pub struct BenchResult {
     /// Wall time building the world (for the topologies, from scenario text through the
     /// loader, as `ndncc run` does).
     pub setup_seconds: f64,
+    /// What allocated the memory, and whether on huge pages (`allocator::describe`): both
+    /// move the time and the peak memory.
+    pub allocator: String,
 }
 
 /// Names of the standard benchmark scenarios (what `ndncc bench` runs by default).
@@ -239,6 +242,7 @@ impl BenchResult {
             recorded_rows: world.recorder().rows(),
             recorded_mb: world.recorder().data_bytes() as f64 / (1024.0 * 1024.0),
             setup_seconds: setup,
+            allocator: crate::allocator::describe(),
         }
     }
 }

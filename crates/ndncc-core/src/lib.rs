@@ -13,6 +13,7 @@
 //! Algorithms plug in through small traits: `cc::WindowControl`, `cc::RateControl`,
 //! `queue::QueueDisc`, `forwarder::strategy::Strategy`, `module::RouterModule`,
 //! `linkservice::LinkService`; `tap::PacketTap` observes every packet event.
+pub mod allocator;
 pub mod api;
 pub mod app;
 pub mod bench;
