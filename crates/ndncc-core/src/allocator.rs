@@ -1,17 +1,18 @@
 //! The memory allocator of every program that links this crate with its default `jemalloc`
 //! feature (the Python extension, `ndncc-bench`, the tests): jemalloc.
 //!
-//! Why: a world is built of many small blocks of a few sizes (a node's PIT blocks, a
-//! consumer, its window and timers, FIB entries), and a large one's events take turns over all
-//! of them. jemalloc keeps blocks of one size together in slabs of their own, where the C
-//! library's allocator interleaves them with whatever the scenario loader allocated and freed
-//! between them; `tree-1111`, built from scenario text, runs in about 0.82 of the time per hop
-//! (docs/architecture.md, "The allocator is jemalloc", has the measurements).
+//! Why: `tree-1111`, built from scenario text, runs in 0.82 to 0.86 of the time per hop it
+//! took with the C library's allocator, and the other benchmarks as fast (docs/architecture.md,
+//! "The allocator is jemalloc", has the measurements). A world is built of many small blocks of
+//! a few sizes (a node's PIT blocks, a consumer, its window and timers, FIB entries), and a
+//! large one's events take turns over all of them; jemalloc keeps blocks of one size together
+//! in slabs of their own, likely closer than the C library's allocator leaves them among what
+//! the scenario loader allocated and freed between them.
 //!
 //! jemalloc leaves huge pages to the kernel's default (`thp:default`): asked to back its
 //! memory with them (`_RJEM_MALLOC_CONF=thp:always` in the environment of a program as it
-//! starts), large worlds ran up to 20% faster or, from one run to the next, 40% slower on the
-//! virtual machines measured, and took more memory.
+//! starts), large worlds ran up to 20% faster or, from one run to the next, 30 to 50% slower
+//! on the virtual machines measured, and took more memory.
 //!
 //! Results never depend on it: the allocator decides where memory lies, never what a run does.
 
