@@ -5,8 +5,8 @@ Each benchmark scenario runs twice under valgrind's cachegrind, for ``T`` and ``
 seconds, with a 48 KB L1 data cache and a 1 MB last-level cache simulated. The difference of the
 two runs' counts over the difference of their packet-hops is the steady-state cost of one hop:
 set-up, start-up and tear-down cancel out. The counts are the same, to a thousandth of an
-instruction a hop, on every run of the same binary (the engine is deterministic, its hash maps
-are not randomised, and its allocator gives memory back on no timer: ``ndncc_core::allocator``),
+instruction a hop, on every run of the same binary (the engine is deterministic and its hash
+maps are not randomised, and the allocator's purges on a timer are off: ``NO_TIMED_PURGES``),
 so a change in them is a change in the code.
 
 ``python -m ndncc.instructions [--binary PATH] [--seconds T] [--no-record] [--by-layer] [NAME ...]``
@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 #: The scenarios measured when none are named (``ndncc-bench``'s standard set).
@@ -143,6 +145,22 @@ def _counts_by_layer(out_file: Path) -> dict[str, dict[str, int]]:
     return by_layer
 
 
+#: jemalloc's options for a measured run: no purging of freed memory on a wall-clock timer.
+#: jemalloc gives freed pages back to the kernel some seconds after they were freed (its dirty
+#: and muzzy decay); under valgrind the clock runs some fifty times slower against the work,
+#: so those purges come at moments that differ from run to run, and the counts of one binary
+#: varied by up to 0.75 instructions a hop. Without the timer they repeat (in a native run of a
+#: benchmark's length, shorter than the decay, there are next to none of these purges).
+NO_TIMED_PURGES = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
+
+
+def measuring_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a measured run: jemalloc's options of ``env`` (``_RJEM_MALLOC_CONF``), then
+    ``NO_TIMED_PURGES`` (the later of two settings of an option wins)."""
+    conf = env.get("_RJEM_MALLOC_CONF", "")
+    return {**env, "_RJEM_MALLOC_CONF": f"{conf},{NO_TIMED_PURGES}" if conf else NO_TIMED_PURGES}
+
+
 def _run(binary: Path, name: str, seconds: float, work: Path, record: bool = True) -> tuple[Path, int]:
     """One run of ``name`` for ``seconds`` under cachegrind (without samples unless ``record``):
     its cachegrind output file and packet-hops."""
@@ -159,7 +177,7 @@ def _run(binary: Path, name: str, seconds: float, work: Path, record: bool = Tru
         *([] if record else ["--no-record"]),
         name,
     ]
-    run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    run = subprocess.run(cmd, capture_output=True, text=True, check=False, env=measuring_env(os.environ))
     if run.returncode != 0:
         last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise MeasureError(f"{name}: the benchmark failed under cachegrind: {last}")

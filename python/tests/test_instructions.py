@@ -98,3 +98,11 @@ def test_layers_follow_the_source_file_then_the_function_inlined_into(tmp_path):
     assert got["links"]["instructions"] == 10.0
     assert got["other"]["instructions"] == 0.0
     assert list(got) == ["events", "links", "forwarder", "other"]
+
+
+def test_measured_runs_turn_off_the_allocators_timed_purges_and_keep_its_other_options():
+    from ndncc.instructions import NO_TIMED_PURGES, measuring_env
+
+    assert measuring_env({"PATH": "/bin"}) == {"PATH": "/bin", "_RJEM_MALLOC_CONF": NO_TIMED_PURGES}
+    got = measuring_env({"_RJEM_MALLOC_CONF": "thp:always"})["_RJEM_MALLOC_CONF"]
+    assert got == f"thp:always,{NO_TIMED_PURGES}"
