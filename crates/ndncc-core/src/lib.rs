@@ -18,6 +18,7 @@ pub mod api;
 pub mod app;
 pub mod bench;
 pub mod cc;
+pub mod column;
 pub mod ctx;
 pub mod egress;
 pub mod emulate;

@@ -7,6 +7,7 @@ use compact_str::CompactString;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
+use crate::column::Column;
 use crate::time::SimTime;
 
 /// Interned entity ("C1", "R1->R2") or metric ("rtt") name.
@@ -29,13 +30,13 @@ pub struct Columns {
     /// (entity, metric) of the rows of blocks whose keys are not a repeat, as one `Key` each
     /// (so that a block's keys compare as one run of bytes); the open block's keys are always
     /// here until it closes.
-    keys: Vec<Key>,
+    keys: Column<Key>,
     /// The stored values, in row order: every value of a block that is not `packed`, and the
     /// values a `packed` block's bits mark as changed.
-    values: Vec<f64>,
+    values: Column<f64>,
     /// For each `packed` block in turn, `len` bits (in 64-bit words, a block's bits starting on
     /// a new word): bit i is set when row i's value is stored.
-    changed: Vec<u64>,
+    changed: Column<u64>,
     /// Every value of the last closed block: what the next block's values are compared with.
     /// While the open block repeats it, its first rows hold the open block's values instead.
     last: Vec<f64>,
