@@ -52,6 +52,7 @@ class BenchDict(TypedDict):
     recorded_mb: float
     setup_seconds: float
     allocator: str
+    run_page_faults: int
 
 class Scenario:
     @property

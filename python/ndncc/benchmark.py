@@ -32,7 +32,7 @@ MAX_REPEAT = 100
 
 #: What a run measures of the machine rather than of the simulation: these vary from run to
 #: run, and a repeated benchmark reports their medians.
-TIMED = ("wall_seconds", "setup_seconds", "ns_per_hop", "packet_hops_per_s", "peak_rss_mb")
+TIMED = ("wall_seconds", "setup_seconds", "ns_per_hop", "packet_hops_per_s", "peak_rss_mb", "run_page_faults")
 
 #: What a run simulates: the same in every run of one scenario, or the engine is not
 #: deterministic.

@@ -502,6 +502,7 @@ def bench(
             *spread,
             "peak MB",
             "recorded MB",
+            "run faults",
         )
         for r in results:
             table.add_row(
@@ -514,6 +515,7 @@ def bench(
                 *([f"{r['ns_per_hop_min']:,.0f}-{r['ns_per_hop_max']:,.0f}"] if spread else []),
                 f"{r['peak_rss_mb']:.1f}",
                 f"{r['recorded_mb']:.1f}",
+                f"{r['run_page_faults']:,.0f}",
             )
         captions = [f"medians of {repeat} runs each"] if repeat > 1 else []
         if results:

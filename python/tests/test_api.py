@@ -170,6 +170,8 @@ def test_bench_runs_for_the_duration_asked_and_knows_the_scale_cases():
     assert "grid-32" in _core.bench_names(all=True)
     b = _core.bench("dumbbell-20", duration=0.5)
     assert b["sim_seconds"] == 0.5 and b["setup_seconds"] > 0
+    # Pages the run touched first (minor faults of its thread); 0 only where none are counted.
+    assert isinstance(b["run_page_faults"], int) and b["run_page_faults"] >= 0
     # The extension allocates with jemalloc (ndncc_core::allocator), on the kernel's default
     # pages unless the environment asked for others as the process started.
     overridden = "thp" in os.environ.get("_RJEM_MALLOC_CONF", "")
@@ -242,6 +244,7 @@ def _measurement(scenario: str, ns_per_hop: float, events: int = 100) -> dict:
         "recorded_mb": 0.1,
         "setup_seconds": 0.001,
         "allocator": "jemalloc, thp:default",
+        "run_page_faults": 100,
     }
 
 

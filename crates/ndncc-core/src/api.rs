@@ -189,6 +189,10 @@ pub struct BenchResult {
     /// What allocated the memory, and whether on huge pages (`allocator::describe`): both
     /// move the time and the peak memory.
     pub allocator: String,
+    /// Pages the run touched for the first time (minor page faults of the thread that ran it,
+    /// `bench::page_faults`; 0 where the system does not count them): memory the run took anew,
+    /// whose cost no instruction count includes.
+    pub run_page_faults: u64,
 }
 
 /// Names of the standard benchmark scenarios (what `ndncc bench` runs by default).
@@ -220,14 +224,17 @@ pub fn bench_for(
     let mut world = crate::bench::standard_with(name, SimDuration::from_secs_f64(seconds), rec)
         .ok_or_else(|| bad(format!("unknown benchmark '{name}' (known: {})", bench_all_names().join(", "))))?;
     let setup = t_setup.elapsed().as_secs_f64();
-    let t0 = Instant::now();
+    let (t0, faults) = (Instant::now(), crate::bench::page_faults());
     finished(world.run(SimDuration::ZERO, &mut |t: SimTime| progress(t.as_secs_f64())))?;
-    Ok(BenchResult::of(name, &world, setup, t0.elapsed().as_secs_f64()))
+    let wall = t0.elapsed().as_secs_f64();
+    let mut result = BenchResult::of(name, &world, setup, wall);
+    result.run_page_faults = crate::bench::page_faults().saturating_sub(faults);
+    Ok(result)
 }
 
 impl BenchResult {
     /// The measurement of `world`, built in `setup` and run as benchmark `name` in `wall`
-    /// seconds.
+    /// seconds (its page faults not counted: `bench_for` counts them around the run).
     pub fn of(name: &str, world: &World, setup: f64, wall: f64) -> BenchResult {
         let hops = world.counters().packet_hops;
         BenchResult {
@@ -243,6 +250,7 @@ impl BenchResult {
             recorded_mb: world.recorder().data_bytes() as f64 / (1024.0 * 1024.0),
             setup_seconds: setup,
             allocator: crate::allocator::describe(),
+            run_page_faults: 0,
         }
     }
 }

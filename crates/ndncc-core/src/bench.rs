@@ -240,6 +240,28 @@ pub fn grid_text(n: usize, duration: SimDuration) -> String {
     s
 }
 
+/// Minor page faults of the calling thread so far (0 where the system does not say): each is a
+/// page of memory touched for the first time, whose cost (the kernel's, and zeroing the page)
+/// no instruction count under valgrind includes. The difference over a run tells how much
+/// memory the run took anew, as its buffers and tables grew.
+pub fn page_faults() -> u64 {
+    #[cfg(target_os = "linux")]
+    let who = libc::RUSAGE_THREAD;
+    #[cfg(all(unix, not(target_os = "linux")))]
+    let who = libc::RUSAGE_SELF;
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: `getrusage` fills the `rusage` it is given (zeroed, so valid whatever it writes).
+        if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } == 0 {
+            // SAFETY: zeroed and then filled by the call, which succeeded.
+            let usage = unsafe { usage.assume_init() };
+            return u64::try_from(usage.ru_minflt).unwrap_or(0);
+        }
+    }
+    0
+}
+
 /// Peak resident set size of this process [MiB], from /proc (0 where unavailable).
 pub fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")

@@ -81,5 +81,6 @@ pub fn bench_result(py: Python<'_>, b: BenchResult) -> PyResult<PyObject> {
     d.set_item("recorded_mb", b.recorded_mb)?;
     d.set_item("setup_seconds", b.setup_seconds)?;
     d.set_item("allocator", b.allocator)?;
+    d.set_item("run_page_faults", b.run_page_faults)?;
     Ok(d.into_any().unbind())
 }
