@@ -3,7 +3,7 @@
 //!
 //! A `Vec` grows by allocating twice its capacity and copying into it, and the new block's
 //! pages are each faulted in as the copy writes them. A recorder's columns grow all run long
-//! (`dumbbell-10000` records 33 MB in 40 simulated seconds), so every doubling copied what the
+//! (`dumbbell-10000` records 20 MB in 40 simulated seconds), so every doubling copied what the
 //! run had recorded so far into fresh pages, and for a moment held both. Past `MAP_FROM` bytes,
 //! a column here lives in a mapping of its own, which grows by `mremap`: the kernel moves the
 //! page tables, no value is copied and no page is faulted in twice. Below that, and where
