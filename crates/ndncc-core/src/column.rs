@@ -1,5 +1,5 @@
 //! A growable array of plain values that grows without copying once it is large: the
-//! recorder's columns.
+//! recorder's columns, and the pool of packets on the wire (`flight.rs`).
 //!
 //! A `Vec` grows by allocating twice its capacity and copying into it, and the new block's
 //! pages are each faulted in as the copy writes them. A recorder's columns grow all run long
