@@ -224,18 +224,18 @@ pub fn bench_for(
     let mut world = crate::bench::standard_with(name, SimDuration::from_secs_f64(seconds), rec)
         .ok_or_else(|| bad(format!("unknown benchmark '{name}' (known: {})", bench_all_names().join(", "))))?;
     let setup = t_setup.elapsed().as_secs_f64();
-    let (t0, faults) = (Instant::now(), crate::bench::page_faults());
+    let faults = crate::bench::page_faults();
+    let t0 = Instant::now();
     finished(world.run(SimDuration::ZERO, &mut |t: SimTime| progress(t.as_secs_f64())))?;
     let wall = t0.elapsed().as_secs_f64();
-    let mut result = BenchResult::of(name, &world, setup, wall);
-    result.run_page_faults = crate::bench::page_faults().saturating_sub(faults);
-    Ok(result)
+    let faults = crate::bench::page_faults().saturating_sub(faults);
+    Ok(BenchResult::of(name, &world, setup, wall, faults))
 }
 
 impl BenchResult {
     /// The measurement of `world`, built in `setup` and run as benchmark `name` in `wall`
-    /// seconds (its page faults not counted: `bench_for` counts them around the run).
-    pub fn of(name: &str, world: &World, setup: f64, wall: f64) -> BenchResult {
+    /// seconds, faulting in `faults` pages.
+    pub fn of(name: &str, world: &World, setup: f64, wall: f64, faults: u64) -> BenchResult {
         let hops = world.counters().packet_hops;
         BenchResult {
             scenario: name.to_owned(),
@@ -250,7 +250,7 @@ impl BenchResult {
             recorded_mb: world.recorder().data_bytes() as f64 / (1024.0 * 1024.0),
             setup_seconds: setup,
             allocator: crate::allocator::describe(),
-            run_page_faults: 0,
+            run_page_faults: faults,
         }
     }
 }

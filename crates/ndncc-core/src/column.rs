@@ -183,10 +183,6 @@ impl<T: Copy> Column<T> {
         self.len = self.len.min(len);
     }
 
-    pub fn clear(&mut self) {
-        self.len = 0;
-    }
-
     pub fn as_slice(&self) -> &[T] {
         self
     }
