@@ -29,8 +29,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: The scenarios compared when none are named (``ndncc-bench``'s standard set).
-DEFAULT_NAMES = ("dumbbell-1", "dumbbell-20", "dumbbell-1000")
+#: The scenarios compared when none are named: ``ndncc-bench``'s standard set, as measured by
+#: instruction count.
+from .instructions import DEFAULT_NAMES
+
 #: Rounds of one run of each build.
 DEFAULT_ROUNDS = 7
 #: Simulated seconds of each run: long enough that a run takes a good part of a second.
