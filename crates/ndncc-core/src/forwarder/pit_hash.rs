@@ -24,6 +24,9 @@ struct Bucket {
     slot: u32,
 }
 
+/// The bytes of a bucket.
+pub const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
+
 /// The slot of an empty bucket (no PIT has 2^32 - 1 slots: they would take 500 GB).
 const EMPTY: u32 = u32::MAX;
 
@@ -88,8 +91,21 @@ impl PitHash {
         self.len
     }
 
+    /// Buckets held: a power of two, at least twice `len`.
+    pub fn buckets(&self) -> usize {
+        self.buckets.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Start loading the bucket `name` hashes to, where its lookup starts.
+    #[inline(always)]
+    pub fn prefetch(&self, name: &Name) {
+        if let Some(b) = self.buckets.get(self.home(name)) {
+            crate::prefetch::prefetch(b);
+        }
     }
 
     #[inline]

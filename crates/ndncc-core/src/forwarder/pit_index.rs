@@ -94,6 +94,29 @@ impl Default for PitIndex {
 }
 
 impl PitIndex {
+    /// The buckets of the hash table the names are in; zero while they are inline.
+    pub fn buckets(&self) -> usize {
+        match self {
+            PitIndex::Inline(_) => 0,
+            PitIndex::Hashed(map) => map.buckets(),
+        }
+    }
+
+    /// Whether the names are in a hash table (more than `INLINE` were once pending at once).
+    #[inline(always)]
+    pub fn is_hashed(&self) -> bool {
+        matches!(self, PitIndex::Hashed(_))
+    }
+
+    /// Start loading where a lookup of `name` reads first: its bucket, in a hash table (inline
+    /// names lie in the index itself).
+    #[inline(always)]
+    pub fn prefetch(&self, name: &Name) {
+        if let PitIndex::Hashed(map) = self {
+            map.prefetch(name);
+        }
+    }
+
     /// The slot of `name`'s entry.
     #[inline]
     pub fn get(&self, name: &Name) -> Option<usize> {

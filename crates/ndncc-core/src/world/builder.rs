@@ -632,6 +632,7 @@ impl WorldBuilder {
             scratch: Scratch::default(),
             watchdog: Watchdog { last_actor: Actor::None, stalled: None, stall_limit: self.stall_limit },
             shortcuts: true,
+            prefetch_buckets_above: super::network::PREFETCH_BUCKETS_FROM,
             idle_polls_run: 0,
             idle_polls_in_runs: 0,
             end: SimTime::ZERO + self.duration,

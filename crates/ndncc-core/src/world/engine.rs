@@ -142,6 +142,10 @@ pub struct Engine {
     /// since, and prefetch what the next event reads in a large world (off only to test that
     /// they change nothing).
     pub(super) shortcuts: bool,
+    /// The bytes of PIT hash tables above which an arrival's look ahead finds the bucket of
+    /// its name (`network::PREFETCH_BUCKETS_FROM`; lower in a test, so that a small world
+    /// takes that path too).
+    pub(super) prefetch_buckets_above: usize,
     /// Idle polls run here so far, and how many of them in runs off their lane's front
     /// (`World::run_idle_polls`).
     pub(super) idle_polls_run: u64,

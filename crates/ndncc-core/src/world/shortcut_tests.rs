@@ -136,7 +136,13 @@ fn shipped(file: &str) -> String {
 /// Run `text` with the shortcuts and without; check that they record the same and run the same
 /// number of events, and return both worlds.
 fn both(text: &str, file: &str, overrides: &[String]) -> (World, World) {
+    both_tuned(text, file, overrides, |_| {})
+}
+
+/// `both`, with the world that takes the shortcuts tuned by `tune` before it runs.
+fn both_tuned(text: &str, file: &str, overrides: &[String], tune: impl Fn(&mut World)) -> (World, World) {
     let mut fast = world(text, file, overrides);
+    tune(&mut fast);
     fast.run(SimDuration::ZERO, &mut |_| true);
     let mut slow = world(text, file, overrides);
     slow.engine.shortcuts = false;
@@ -232,13 +238,20 @@ fn ticks_that_visit_only_what_changed_record_what_visiting_everything_records() 
 
 /// A tree of 259 nodes (516 faces), large enough for the world to prefetch. Its Interests
 /// live 60 ms, about the round trip through a busy root, so that many expire and are retried:
-/// arrivals, PIT sweeps and app wake-ups all come next in turn.
+/// arrivals, PIT sweeps and app wake-ups all come next in turn. Its PITs' hash tables are far
+/// smaller than those the look ahead finds buckets in, so that it is told to from any size.
 #[test]
 fn prefetching_changes_nothing_in_a_large_tree() {
     let text = crate::bench::tree_text(6, 3, SimDuration::from_millis(1500))
         .replace("window = 4 }\n", "window = 4 }\nlifetime = \"60ms\"\n");
-    let (fast, _) = both(&text, "tree.toml", &[]);
+    let (fast, _) = both_tuned(&text, "tree.toml", &[], |w| w.engine.prefetch_buckets_above = 0);
     assert!(fast.net.faces.len() >= super::PREFETCH_FROM_FACES);
+    // The busy nodes' PITs hash, and the look ahead found their buckets.
+    assert!(fast.net.prefetch_buckets, "the look ahead never found a bucket");
+    for n in &fast.net.nodes {
+        assert_eq!(n.pit.is_hashed(), fast.net.pit_hashed(n.id), "node {} is marked wrong", n.name);
+    }
+    assert!(fast.net.hashed_pits.len() > 5, "only {} PITs hash", fast.net.hashed_pits.len());
     // The look ahead finds an arrival's node from the sending face alone.
     for f in &fast.net.faces {
         if let crate::face::FaceKind::Link { peer, peer_node, .. } = f.kind {
