@@ -118,31 +118,25 @@ impl<T: Copy> Ring<T> {
         (0..self.len()).map(move |k| &self.buf[self.slot(k)])
     }
     /// Keep only the values `keep` says yes to, in order.
-    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        let mut kept = 0;
-        for k in 0..self.len() {
-            let value = self.buf[self.slot(k)];
-            if keep(&value) {
-                let at = self.slot(kept);
-                self.buf[at] = value;
-                kept += 1;
-            }
-        }
-        // At most the length it had.
-        self.len = kept as u32;
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
+        self.retain_looking_ahead::<0>(|_| {}, keep);
     }
-    /// `retain`, showing `look` each value `ahead` places before `keep` is asked about it (so
-    /// that `look` can start loading what `keep` will read). A loop of its own: a check of
-    /// `ahead` in `retain`'s cost `dumbbell-1` 8 instructions a hop.
-    pub fn retain_looking_ahead(&mut self, ahead: usize, mut look: impl FnMut(&T), mut keep: impl FnMut(&T) -> bool) {
+    /// `retain`, showing `look` each value `AHEAD` places before `keep` is asked about it (so
+    /// that `look` can start loading what `keep` will read). A constant, so that `retain`'s
+    /// loop has no check of it (a check cost `dumbbell-1` 8 instructions a hop).
+    pub fn retain_looking_ahead<const AHEAD: usize>(
+        &mut self,
+        mut look: impl FnMut(&T),
+        mut keep: impl FnMut(&T) -> bool,
+    ) {
         let n = self.len();
-        for k in 0..n.min(ahead) {
+        for k in 0..n.min(AHEAD) {
             look(&self.buf[self.slot(k)]);
         }
         let mut kept = 0;
         for k in 0..n {
             // Not yet moved: only the values before `k` have been.
-            if let Some(next) = k.checked_add(ahead).filter(|&j| j < n && ahead > 0) {
+            if let Some(next) = k.checked_add(AHEAD).filter(|&j| AHEAD > 0 && j < n) {
                 look(&self.buf[self.slot(next)]);
             }
             let value = self.buf[self.slot(k)];
@@ -232,12 +226,19 @@ mod tests {
                         let ahead = usize::try_from(m % 4).unwrap_or(0);
                         let looked = std::cell::RefCell::new(Vec::new());
                         let (mut asked, mut leads) = (0, true);
-                        ring.retain_looking_ahead(ahead, |v| looked.borrow_mut().push(*v), |v| {
+                        let look = |v: &u32| looked.borrow_mut().push(*v);
+                        let mut keep = |v: &u32| {
                             let want = if ahead == 0 { 0 } else { (asked + ahead + 1).min(before.len()) };
                             leads &= looked.borrow().len() == want;
                             asked += 1;
-                            v % m != 0
-                        });
+                            !v.is_multiple_of(m)
+                        };
+                        match ahead {
+                            0 => ring.retain_looking_ahead::<0>(&look, &mut keep),
+                            1 => ring.retain_looking_ahead::<1>(&look, &mut keep),
+                            2 => ring.retain_looking_ahead::<2>(&look, &mut keep),
+                            _ => ring.retain_looking_ahead::<3>(&look, &mut keep),
+                        }
                         model.retain(|v| v % m != 0);
                         proptest::prop_assert!(leads, "the look kept {} ahead", ahead);
                         let looked = looked.into_inner();

@@ -539,11 +539,8 @@ impl Pit {
         // look ahead only doubled the cost of a record's hash: 19 instructions a hop in
         // `dumbbell-1`, whose routers keep a table of 1,024 buckets.)
         if index.buckets() > 1024 {
-            self.in_order.retain_looking_ahead(
-                SWEEP_AHEAD,
-                |(_, n)| index.prefetch(n),
-                |(t, n)| live(index, slots, *t, n),
-            );
+            self.in_order
+                .retain_looking_ahead::<SWEEP_AHEAD>(|(_, n)| index.prefetch(n), |(t, n)| live(index, slots, *t, n));
         } else {
             self.in_order.retain(|(t, n)| live(index, slots, *t, n));
         }
