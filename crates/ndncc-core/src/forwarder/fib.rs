@@ -7,7 +7,9 @@ use crate::ids::{FaceId, NameId};
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxBuildHasher;
+
+use super::fib_cache::FibCache;
 
 use crate::names::{components, NameTable};
 
@@ -50,7 +52,7 @@ pub struct Fib {
     /// LPM result per interned name seen by this node (`None` = no match). Keyed by name, so
     /// its size follows the names this node forwards, not every name of the run; empty while
     /// the node has looked up one name only (`last` holds it).
-    cache: FxHashMap<NameId, Option<FibEntryId>>,
+    cache: FibCache,
 }
 
 /// A FIB's last lookup in 8 bytes: the name looked up (`NO_NAME` before the first) and the
@@ -192,9 +194,17 @@ impl Fib {
         self.lookup_other(id, names)
     }
 
+    /// Start loading where a lookup of `id` reads, when it is not the name looked up last.
+    #[inline(always)]
+    pub fn prefetch_lookup(&self, id: NameId) {
+        if self.last.name != id {
+            self.cache.prefetch(id.0);
+        }
+    }
+
     #[inline(never)]
     fn lookup_other(&mut self, id: NameId, names: &NameTable) -> Option<FibEntryId> {
-        if let Some(&hit) = self.cache.get(&id) {
+        if let Some(hit) = self.cache.get(id.0) {
             self.last = LastLookup::of(id, hit);
             return hit;
         }
@@ -225,12 +235,12 @@ impl Fib {
         // takes no heap block. From then on it holds every name looked up, the last included.
         match self.last.get() {
             Some((first, hit)) if self.cache.is_empty() => {
-                self.cache.insert(first, hit);
-                self.cache.insert(id, best);
+                self.cache.insert(first.0, hit);
+                self.cache.insert(id.0, best);
             }
             None if self.cache.is_empty() => {}
             _ => {
-                self.cache.insert(id, best);
+                self.cache.insert(id.0, best);
             }
         }
         self.last = LastLookup::of(id, best);

@@ -3,6 +3,7 @@
 
 pub mod cs;
 pub mod fib;
+pub mod fib_cache;
 pub mod pit;
 pub mod pit_hash;
 pub mod pit_index;

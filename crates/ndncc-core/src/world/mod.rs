@@ -388,7 +388,7 @@ impl World {
                         // took 2% longer.)
                         if self.net.prefetch_bucket_at(peer_node) {
                             if let Some(p) = packet {
-                                prefetch_pit_bucket(&p.packet, &node.pit);
+                                prefetch_pit_bucket(&p.packet, node);
                             }
                         }
                     }
@@ -514,11 +514,12 @@ impl World {
 /// what its insert writes. Out of line: inline, it took the run loop's registers in every
 /// world, where only those with large PIT hash tables call it.
 #[inline(never)]
-fn prefetch_pit_bucket(packet: &crate::packet::Packet, pit: &crate::forwarder::pit::Pit) {
+fn prefetch_pit_bucket(packet: &crate::packet::Packet, node: &Node) {
     if let Some(h) = packet.ndn() {
-        pit.prefetch_lookup(&h.name);
+        node.pit.prefetch_lookup(&h.name);
         if packet.is_interest() {
-            pit.prefetch_insert();
+            node.pit.prefetch_insert();
+            node.fib.prefetch_lookup(h.name.prefix);
         }
     }
 }
