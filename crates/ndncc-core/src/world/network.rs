@@ -78,11 +78,21 @@ impl Network {
 
     /// Weigh the PIT hash tables again (they grow, and more nodes come to hash) against
     /// `above` bytes (`PREFETCH_BUCKETS_FROM`): the run calls this now and then, and what it
-    /// decides changes only what is prefetched.
+    /// decides changes only what is prefetched. A table never shrinks and a PIT that hashes
+    /// does so for good, so once above, always above: the tables are not read again (each
+    /// is a node's line out of the cache, and a world may have thousands).
     pub fn update_bucket_prefetch(&mut self, above: usize) {
-        let bytes: usize =
-            self.hashed_pits.iter().filter_map(|n| self.nodes.get(n.idx())).map(|n| n.pit.index_bytes()).sum();
-        self.prefetch_buckets = bytes > above;
+        if self.prefetch_buckets {
+            return;
+        }
+        let mut bytes = 0usize;
+        for n in self.hashed_pits.iter().filter_map(|n| self.nodes.get(n.idx())) {
+            bytes = bytes.saturating_add(n.pit.index_bytes());
+            if bytes > above {
+                self.prefetch_buckets = true;
+                return;
+            }
+        }
     }
 
     pub fn face_by_name(&self, name: &str) -> Option<FaceId> {

@@ -244,7 +244,7 @@ fn ticks_that_visit_only_what_changed_record_what_visiting_everything_records() 
 fn prefetching_changes_nothing_in_a_large_tree() {
     let text = crate::bench::tree_text(6, 3, SimDuration::from_millis(1500))
         .replace("window = 4 }\n", "window = 4 }\nlifetime = \"60ms\"\n");
-    let (fast, _) = both_tuned(&text, "tree.toml", &[], |w| w.engine.prefetch_buckets_above = 0);
+    let (mut fast, _) = both_tuned(&text, "tree.toml", &[], |w| w.engine.prefetch_buckets_above = 0);
     assert!(fast.net.faces.len() >= super::PREFETCH_FROM_FACES);
     // The busy nodes' PITs hash, and the look ahead found their buckets.
     assert!(fast.net.prefetch_buckets, "the look ahead never found a bucket");
@@ -252,6 +252,16 @@ fn prefetching_changes_nothing_in_a_large_tree() {
         assert_eq!(n.pit.is_hashed(), fast.net.pit_hashed(n.id), "node {} is marked wrong", n.name);
     }
     assert!(fast.net.hashed_pits.len() > 5, "only {} PITs hash", fast.net.hashed_pits.len());
+    // The tables are weighed against the limit, and once above it stay so.
+    let net = &mut fast.net;
+    let bytes: usize = net.nodes.iter().map(|n| n.pit.index_bytes()).sum();
+    net.prefetch_buckets = false;
+    net.update_bucket_prefetch(bytes);
+    assert!(!net.prefetch_buckets, "{bytes} bytes of tables are not above {bytes}");
+    net.update_bucket_prefetch(bytes - 1);
+    assert!(net.prefetch_buckets, "{bytes} bytes of tables are above {}", bytes - 1);
+    net.update_bucket_prefetch(usize::MAX);
+    assert!(net.prefetch_buckets, "once above, always above");
     // The look ahead finds an arrival's node from the sending face alone.
     for f in &fast.net.faces {
         if let crate::face::FaceKind::Link { peer, peer_node, .. } = f.kind {
