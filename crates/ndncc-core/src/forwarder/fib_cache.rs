@@ -36,13 +36,13 @@ pub struct FibCache {
 
 impl FibCache {
     /// The bucket `name` hashes to: the top bits of a multiplicative hash, since interned ids
-    /// are small consecutive numbers. Past the end when there are no buckets.
+    /// are small consecutive numbers. The table is not empty.
     #[inline(always)]
     fn home(&self, name: u32) -> usize {
-        let bits = self.buckets.len().trailing_zeros();
-        let h = u64::from(name).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        // At most `bits` bits are left, an index below the bucket count (all 64 when none).
-        usize::try_from(h.checked_shr(u64::BITS - bits).unwrap_or(0)).unwrap_or(usize::MAX)
+        let shift = u64::BITS - self.buckets.len().trailing_zeros();
+        // A power of two of at least `FIRST_BUCKETS` buckets: the shift leaves fewer than 64
+        // bits, an index below the bucket count.
+        usize::try_from(u64::from(name).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift).unwrap_or(0)
     }
 
     /// Where `name` lies, or the empty bucket that ends its run. The table is not empty.
@@ -90,8 +90,8 @@ impl FibCache {
     /// Start loading the bucket a lookup of `name` reads first.
     #[inline(always)]
     pub fn prefetch(&self, name: u32) {
-        if let Some(b) = self.buckets.get(self.home(name)) {
-            crate::prefetch::prefetch(b);
+        if !self.buckets.is_empty() {
+            crate::prefetch::prefetch(&self.buckets[self.home(name)]);
         }
     }
 

@@ -369,13 +369,11 @@ impl Pit {
         self.index.prefetch(name);
     }
     /// Start loading what an insert writes besides the index: the slot it takes, its kept
-    /// Interest and the back of the expiry records.
+    /// Interest and the back of the expiry records. (Worth it only in a large table, which
+    /// the caller knows: a small one is in the cache with the node.)
     #[inline(always)]
     pub fn prefetch_insert(&self) {
         use crate::prefetch::prefetch;
-        if !self.index.is_hashed() {
-            return;
-        }
         let next = if self.index.len() < self.ring_from as usize {
             self.free.last().copied()
         } else {

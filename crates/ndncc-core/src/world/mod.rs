@@ -380,12 +380,12 @@ impl World {
                     if let Some(node) = self.net.nodes.get(peer_node.idx()) {
                         prefetch(&node.pit);
                         prefetch(&node.fib);
-                        // And, in a PIT that hashes, the bucket of the packet's name. This reads
-                        // the packet and the node, whose loads were only just asked for, and
-                        // waits for them here rather than in the event; the bucket's then
-                        // overlaps this one. (At an inline index that wait bought nothing:
-                        // `tree-1111` and `dumbbell-1000`, most of whose arrivals reach one,
-                        // took 2% longer.)
+                        // And, in a PIT that hashes while such tables are large, the bucket of
+                        // the packet's name. This reads the packet and the node, whose loads were
+                        // only just asked for, and waits for them here rather than in the event;
+                        // the bucket's then overlaps this one. (Where the tables stay in the
+                        // cache that wait bought nothing: `tree-1111` and `dumbbell-1000` took 2%
+                        // longer; `Network::prefetch_bucket_at`.)
                         if self.net.prefetch_bucket_at(peer_node) {
                             if let Some(p) = packet {
                                 prefetch_pit_bucket(&p.packet, node);
@@ -510,9 +510,10 @@ impl World {
     }
 }
 
-/// Start loading the bucket of `packet`'s name in `pit` (a hash table's), and for an Interest
-/// what its insert writes. Out of line: inline, it took the run loop's registers in every
-/// world, where only those with large PIT hash tables call it.
+/// Start loading the bucket of `packet`'s name in `node`'s PIT (whose index hashes), and for
+/// an Interest what its insert writes and the bucket of its FIB lookup. Out of line: inline, it
+/// took the run loop's registers in every world, where only those with large PIT hash tables
+/// call it.
 #[inline(never)]
 fn prefetch_pit_bucket(packet: &crate::packet::Packet, node: &Node) {
     if let Some(h) = packet.ndn() {

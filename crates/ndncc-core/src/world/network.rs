@@ -34,11 +34,12 @@ pub struct Network {
     /// Link faces that are down now. While none is (always, in a world without failures),
     /// forwarding skips the check of each next hop.
     pub faces_down: u32,
-    /// The nodes whose PIT index is a hash table (`PitIndex`), by node index (missing: not),
-    /// and their ids. An arrival's look ahead starts loading the bucket of its name at those
-    /// only, since it must read the packet and the node to find it; this byte says which
-    /// without reading them.
+    /// Whether a node's PIT index is a hash table (`PitIndex`), by node index (missing: not).
+    /// An arrival's look ahead starts loading the bucket of its name at those only, since it
+    /// must read the packet and the node to find it; this byte says which without reading them.
     pub pit_hashed: Vec<bool>,
+    /// The same nodes as a list, in the order they came to hash: what `update_bucket_prefetch`
+    /// weighs.
     pub hashed_pits: Vec<NodeId>,
     /// Whether the look ahead finds buckets at all: only while those tables together are
     /// larger than a core's cache (`update_bucket_prefetch`).
