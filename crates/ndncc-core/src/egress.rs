@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::link_trace::{DeliveryTrace, TraceCursor};
 
 use crate::flight::Flight;
+use crate::ids::NodeId;
 use crate::loss::LinkLoss;
 use crate::queue::token_bucket::TokenBucketShaper;
 use crate::queue::{AnyQueue, QueueDisc};
@@ -86,6 +87,9 @@ pub struct Egress {
     /// its probe is (`world/probe.rs`), so that application faces, which never transmit, have
     /// none.
     pub probe: u32,
+    /// The node at the far end (as in the face's kind): copied here, in the line an arrival
+    /// reads anyway, for the `Arrive` events this direction schedules.
+    pub to: NodeId,
     /// What only a link that changes has (a trace, events that set it or take it down): boxed,
     /// so that constant links, nearly all, pay one pointer for it.
     pub dynamics: Option<Box<Dynamics>>,
@@ -198,6 +202,7 @@ impl Egress {
             flight: Flight::default(),
             arrivals_queued: 0,
             probe: 0,
+            to: NodeId(0),
             last_tx: (0, SimDuration::ZERO),
             last_tx_size: 0,
             dynamics: None,

@@ -60,6 +60,16 @@ impl Flight {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The pool slot of the front packet (`NIL` when empty).
+    #[inline(always)]
+    pub fn head_slot(&self) -> u32 {
+        self.head
+    }
+    /// The pool slot of the back packet (`NIL` when empty).
+    #[inline(always)]
+    pub fn tail_slot(&self) -> u32 {
+        self.tail
+    }
 }
 
 /// The slots of every flight of a world, and a free list through the slots no flight holds.
@@ -130,6 +140,13 @@ impl FlightPool {
     #[inline(always)]
     pub fn front(&self, flight: &Flight) -> Option<&InFlight> {
         self.slots.get(flight.head as usize)
+    }
+
+    /// The packet in pool slot `at`, whichever flight holds it (none when the slot was never
+    /// made): for a look ahead that knows the slot.
+    #[inline(always)]
+    pub fn slot(&self, at: u32) -> Option<&InFlight> {
+        self.slots.get(at as usize)
     }
 
     #[inline(always)]

@@ -328,6 +328,7 @@ impl WorldBuilder {
         let mut eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
         let id = LinkId(self.net.links.len() as u32);
         (eg_ab.probe, eg_ba.probe) = (2 * id.0, 2 * id.0 + 1);
+        (eg_ab.to, eg_ba.to) = (b, a);
         let fa = FaceId(self.net.faces.len() as u32);
         let fb = FaceId(fa.0 + 1);
         self.net.faces.push(Face {

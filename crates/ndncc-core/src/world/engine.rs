@@ -188,7 +188,7 @@ impl Engine {
     pub(super) fn handle(&mut self, net: &mut Network, ev: Event) {
         match ev {
             Event::TxDone { face } => self.on_tx_done(net, face),
-            Event::Arrive { from } => self.on_arrive(net, from),
+            Event::Arrive { from, slot, to } => self.on_arrive(net, from, (slot, to)),
             Event::ShaperWake { face } => self.on_shaper_wake(net, face),
             Event::AppStart { app } => self.call_app(net, app, |a, ctx| a.on_start(ctx)),
             Event::AppStop { app } => self.call_app(net, app, |a, ctx| a.on_stop(ctx)),
@@ -464,5 +464,12 @@ mod tests {
     fn an_app_waker_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<super::AppWaker>(), 64);
         assert_eq!(std::mem::align_of::<super::AppWaker>(), 64);
+    }
+
+    /// An arrival's hints fill what the largest event (a module's wake-up) takes anyway: an
+    /// event stays 16 bytes, and an entry of the event queue 32.
+    #[test]
+    fn an_event_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<super::super::Event>(), 16);
     }
 }

@@ -32,7 +32,6 @@ pub use probe::{jain_index, FlowKey};
 pub use realtime::{Step, StepState};
 
 use crate::app::Conservation;
-use crate::face::FaceKind;
 use crate::ids::{AppId, FaceId, NodeId};
 use crate::recorder::{Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
@@ -50,8 +49,14 @@ pub enum Event {
     /// list through the network's pool of packets on the wire (they arrive in the order they
     /// left); the event queue holds the arrivals of its first few, at least the head's (see
     /// `Engine::transmit`).
+    ///
+    /// `slot` and `to` are where the look ahead finds that packet (its slot in the pool) and the
+    /// node it arrives at, so that it need not read the face first (`World::prefetch_next`):
+    /// written as the arrival is scheduled and read for nothing else.
     Arrive {
         from: FaceId,
+        slot: u32,
+        to: NodeId,
     },
     /// The Interest shaper of `face` may release its head Interest.
     ShaperWake {
@@ -368,28 +373,31 @@ impl World {
     fn prefetch_next(&self) {
         use crate::prefetch::prefetch;
         match self.engine.queue.peek_event() {
-            Some(Event::Arrive { from }) => {
-                let Some(f) = self.net.faces.get(from.idx()) else { return };
-                let packet = f.egress.as_ref().and_then(|e| self.net.flights.front(&e.flight));
+            Some(&Event::Arrive { from, slot, to }) => {
+                // The face's first line (its kind and flight, all the arrival reads of it), its
+                // packet and the node it arrives at, all at once: each found from the event
+                // alone, none waits for another.
+                if let Some(f) = self.net.faces.get(from.idx()) {
+                    prefetch(&f.kind);
+                }
+                let packet = self.net.flights.slot(slot);
                 if let Some(p) = packet {
                     prefetch(p);
                 }
                 // The node it arrives at reads its PIT and FIB first, and in a large world that
                 // node was last visited long ago.
-                if let FaceKind::Link { peer_node, .. } = f.kind {
-                    if let Some(node) = self.net.nodes.get(peer_node.idx()) {
-                        prefetch(&node.pit);
-                        prefetch(&node.fib);
-                        // And, in a PIT that hashes while such tables are large, the bucket of
-                        // the packet's name. This reads the packet and the node, whose loads were
-                        // only just asked for, and waits for them here rather than in the event;
-                        // the bucket's then overlaps this one. (Where the tables stay in the
-                        // cache that wait bought nothing: `tree-1111` and `dumbbell-1000` took 2%
-                        // longer; `Network::prefetch_bucket_at`.)
-                        if self.net.prefetch_bucket_at(peer_node) {
-                            if let Some(p) = packet {
-                                prefetch_pit_bucket(&p.packet, node);
-                            }
+                if let Some(node) = self.net.nodes.get(to.idx()) {
+                    prefetch(&node.pit);
+                    prefetch(&node.fib);
+                    // And, in a PIT that hashes while such tables are large, the bucket of the
+                    // packet's name. This reads the packet and the node, whose loads were only
+                    // just asked for, and waits for them here rather than in the event; the
+                    // bucket's then overlaps this one. (Where the tables stay in the cache that
+                    // wait bought nothing: `tree-1111` and `dumbbell-1000` took 2% longer;
+                    // `Network::prefetch_bucket_at`.)
+                    if self.net.prefetch_bucket_at(to) {
+                        if let Some(p) = packet {
+                            prefetch_pit_bucket(&p.packet, node);
                         }
                     }
                 }
