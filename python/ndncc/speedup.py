@@ -13,9 +13,14 @@ Each line also says whether the two builds simulated the same thing (events and 
 an optimisation must not change what a run does, and a difference is reported, not hidden.
 
 ``python -m ndncc.speedup BASE NEW [NAME ...] [--rounds N] [--seconds T] [--cpu K]
-[--base-env KEY=VALUE] [--new-env KEY=VALUE] [--no-record]`` prints one JSON line per scenario
-(default: the standard ones of ``ndncc-bench``). BASE and NEW may be the same binary with
-different environments, such as ``--new-env _RJEM_MALLOC_CONF=thp:default``.
+[--base-env KEY=VALUE] [--new-env KEY=VALUE] [--no-record | --new-no-record]`` prints one JSON
+line per scenario (default: the standard ones of ``ndncc-bench``). BASE and NEW may be the same
+binary with different environments, such as ``--new-env _RJEM_MALLOC_CONF=thp:default``.
+
+What recording costs is the same binary against itself with ``--new-no-record``: the new side
+runs without its samples, and each line then gives ``recording_share``, the part of a hop with
+recording that the run without it saves (one less the ratio). Its runs take fewer events (the
+sampling ones), so only their packet-hops are compared.
 """
 
 from __future__ import annotations
@@ -48,17 +53,19 @@ class CompareError(Exception):
 
 @dataclass
 class Build:
-    """One side of the comparison: a binary and what its environment adds."""
+    """One side of the comparison: a binary, what its environment adds, and whether its runs
+    record their samples."""
 
     binary: Path
     env: dict[str, str] = field(default_factory=dict)
+    record: bool = True
 
 
-def run_once(build: Build, name: str, seconds: float, cpu: int | None, record: bool) -> dict:
+def run_once(build: Build, name: str, seconds: float, cpu: int | None) -> dict:
     """One run of ``build`` on scenario ``name``, pinned to ``cpu`` (``None``: unpinned):
     ``ndncc-bench``'s JSON measurement."""
     args = [str(build.binary), name, "--duration", repr(seconds)]
-    if not record:
+    if not build.record:
         args.append("--no-record")
 
     def pin() -> None:
@@ -83,8 +90,10 @@ def run_once(build: Build, name: str, seconds: float, cpu: int | None, record: b
         raise CompareError(f"{build.binary} {name}: not a measurement: {lines[-1][:80]!r}") from e
 
 
-def summarise(name: str, base: list[dict], new: list[dict]) -> dict:
-    """One scenario's comparison from its rounds (``base[i]`` and ``new[i]`` ran in round i)."""
+def summarise(name: str, base: list[dict], new: list[dict], recording_share: bool = False) -> dict:
+    """One scenario's comparison from its rounds (``base[i]`` and ``new[i]`` ran in round i).
+    With ``recording_share`` the new side ran without recording: the two then differ by the
+    sampling events, and the line says what share of the hop recording took."""
     if not base or len(base) != len(new):
         raise CompareError(f"{name}: {len(base)} base runs against {len(new)} new ones")
     b = [r["ns_per_hop"] for r in base]
@@ -92,8 +101,9 @@ def summarise(name: str, base: list[dict], new: list[dict]) -> dict:
     ratios = [y / x for x, y in zip(b, n)]
 
     def simulated(runs: list[dict]) -> set[tuple[int, int]]:
-        return {(r["events"], r["packet_hops"]) for r in runs}
+        return {(0 if recording_share else r["events"], r["packet_hops"]) for r in runs}
 
+    extra = {"recording_share": 1.0 - statistics.median(ratios)} if recording_share else {}
     return {
         "scenario": name,
         "rounds": len(ratios),
@@ -103,18 +113,17 @@ def summarise(name: str, base: list[dict], new: list[dict]) -> dict:
         "ratio_of_fastest": min(n) / min(b),
         "ratios": [round(r, 3) for r in ratios],
         "same_simulation": simulated(base) == simulated(new) and len(simulated(base)) == 1,
+        **extra,
     }
 
 
-def compare(
-    base: Build, new: Build, name: str, rounds: int, seconds: float, cpu: int | None, record: bool = True
-) -> dict:
+def compare(base: Build, new: Build, name: str, rounds: int, seconds: float, cpu: int | None) -> dict:
     """Run ``rounds`` rounds of ``base`` then ``new`` on scenario ``name`` and summarise them."""
     runs: tuple[list[dict], list[dict]] = ([], [])
     for _ in range(rounds):
-        runs[0].append(run_once(base, name, seconds, cpu, record))
-        runs[1].append(run_once(new, name, seconds, cpu, record))
-    return summarise(name, *runs)
+        runs[0].append(run_once(base, name, seconds, cpu))
+        runs[1].append(run_once(new, name, seconds, cpu))
+    return summarise(name, *runs, recording_share=base.record and not new.record)
 
 
 def _env(pairs: list[str], flag: str) -> dict[str, str]:
@@ -145,7 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu", type=int, default=None, help="the core both run on (default: the last)")
     parser.add_argument("--base-env", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--new-env", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--no-record", action="store_true", help="run the scenarios without their samples")
+    unrecorded = parser.add_mutually_exclusive_group()
+    unrecorded.add_argument("--no-record", action="store_true", help="run both without their samples")
+    unrecorded.add_argument(
+        "--new-no-record",
+        action="store_true",
+        help="run only the new build without samples: with BASE and NEW the same binary, the share of "
+        "a hop recording takes",
+    )
     args = parser.parse_args(argv)
 
     def refuse(message: str) -> int:
@@ -163,13 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cpu is not None and hasattr(os, "sched_getaffinity") and args.cpu not in os.sched_getaffinity(0):
         return refuse(f"--cpu {args.cpu} is not a core this process may run on")
     try:
-        base = Build(args.base, _env(args.base_env, "--base-env"))
-        new = Build(args.new, _env(args.new_env, "--new-env"))
+        base = Build(args.base, _env(args.base_env, "--base-env"), record=not args.no_record)
+        new_records = not (args.no_record or args.new_no_record)
+        new = Build(args.new, _env(args.new_env, "--new-env"), record=new_records)
     except ValueError as e:
         return refuse(str(e))
     for name in args.names:
         try:
-            result = compare(base, new, name, args.rounds, args.seconds, cpu, not args.no_record)
+            result = compare(base, new, name, args.rounds, args.seconds, cpu)
         except CompareError as e:
             print(f"ndncc.speedup: {e}", file=sys.stderr)
             return 1

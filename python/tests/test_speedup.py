@@ -68,7 +68,8 @@ def test_builds_that_simulate_differently_are_reported():
 def test_the_builds_take_turns_pinned_to_one_core_each_with_its_environment(tmp_path):
     fake = _fake(tmp_path)
     cpu = max(os.sched_getaffinity(0))
-    got = compare(Build(fake), Build(fake, {"FAKE_NS": "80"}), "dumbbell-1", 3, 2.5, cpu, record=False)
+    base, new = Build(fake, record=False), Build(fake, {"FAKE_NS": "80"}, record=False)
+    got = compare(base, new, "dumbbell-1", 3, 2.5, cpu)
     assert got["ratio"] == pytest.approx(0.8) and got["same_simulation"]
     runs = _runs(tmp_path)
     assert len(runs) == 6
@@ -88,6 +89,20 @@ def test_the_command_prints_a_line_per_scenario(tmp_path, capsys, monkeypatch):
     assert "no such scenario" in capsys.readouterr().err
 
 
+def test_the_share_of_recording_is_the_same_build_with_and_without_samples(tmp_path, capsys):
+    fake = str(_fake(tmp_path))
+    assert main([fake, fake, "dumbbell-1", "--rounds", "2", "--seconds", "1", "--new-no-record"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    # The stand-in takes as long either way: recording took nothing.
+    assert line["recording_share"] == pytest.approx(0.0) and line["same_simulation"]
+    runs = _runs(tmp_path)
+    assert [("--no-record" in r["argv"]) for r in runs] == [False, True, False, True]
+    # A run without samples takes fewer events; its packet-hops are what must match.
+    got = summarise("d", [_m(100, events=12)], [_m(88, events=10)], recording_share=True)
+    assert got["recording_share"] == pytest.approx(0.12) and got["same_simulation"]
+    assert "recording_share" not in summarise("d", [_m(100)], [_m(88)])
+
+
 def test_bad_arguments_are_refused_with_exit_code_2(tmp_path, capsys):
     fake = str(_fake(tmp_path))
     assert main([fake, fake, "--rounds", "0"]) == 2
@@ -95,7 +110,10 @@ def test_bad_arguments_are_refused_with_exit_code_2(tmp_path, capsys):
     assert main([fake, str(tmp_path / "missing")]) == 2
     assert main([fake, fake, "--new-env", "NOEQUALS"]) == 2
     assert main([fake, fake, "--cpu", "100000"]) == 2
+    with pytest.raises(SystemExit) as both:
+        main([fake, fake, "--no-record", "--new-no-record"])
+    assert both.value.code == 2
     err = capsys.readouterr().err
-    for said in ("--rounds", "--seconds", "not found", "KEY=VALUE", "--cpu"):
+    for said in ("--rounds", "--seconds", "not found", "KEY=VALUE", "--cpu", "not allowed with"):
         assert said in err
     assert not (tmp_path / "runs.log").exists()
