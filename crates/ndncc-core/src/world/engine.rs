@@ -188,7 +188,7 @@ impl Engine {
     pub(super) fn handle(&mut self, net: &mut Network, ev: Event) {
         match ev {
             Event::TxDone { face } => self.on_tx_done(net, face),
-            Event::Arrive { from, slot, to } => self.on_arrive(net, from, (slot, to)),
+            Event::Arrive { from, hint } => self.on_arrive(net, from, hint),
             Event::ShaperWake { face } => self.on_shaper_wake(net, face),
             Event::AppStart { app } => self.call_app(net, app, |a, ctx| a.on_start(ctx)),
             Event::AppStop { app } => self.call_app(net, app, |a, ctx| a.on_stop(ctx)),

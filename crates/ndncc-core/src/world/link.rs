@@ -7,9 +7,9 @@
 //! on_receive → peer node.
 
 use super::engine::{Engine, Work};
-use super::{Event, Network};
+use super::{ArrivalHint, Event, Network};
 use crate::face::FaceKind;
-use crate::ids::{AppId, FaceId, NodeId};
+use crate::ids::{AppId, FaceId};
 use crate::linkservice::{LinkCtx, LinkService};
 use crate::packet::{Header, NdnKind, Packet};
 use crate::queue::token_bucket::ShaperPoll;
@@ -49,13 +49,17 @@ impl Engine {
 
     /// The head of the flight of link direction `from` arrives at the other end. When it was
     /// the last with its arrival queued, the next packet in flight, if any, takes its place.
-    /// `hint` is the event's (slot, node) for the look ahead, checked in tests and debug builds.
-    pub(super) fn on_arrive(&mut self, net: &mut Network, from: FaceId, hint: (u32, NodeId)) {
+    /// `hint` is the event's slot and node for the look ahead, checked in tests and debug builds.
+    pub(super) fn on_arrive(&mut self, net: &mut Network, from: FaceId, hint: ArrivalHint) {
         let f = &mut net.faces[from.idx()];
         let FaceKind::Link { peer, .. } = f.kind else { return };
         let Some(eg) = f.egress.as_mut() else { return };
         #[cfg(any(test, debug_assertions))]
-        assert_eq!(hint, (eg.flight.head_slot(), eg.to), "an arrival's hint is not its packet's slot and node");
+        assert_eq!(
+            hint,
+            ArrivalHint::new(eg.flight.head_slot(), eg.to),
+            "an arrival's hint is not its packet's slot and node"
+        );
         #[cfg(not(any(test, debug_assertions)))]
         let _ = hint;
         let Some(packet) = net.flights.front(&eg.flight).map(|arrived| arrived.packet) else { return };
@@ -64,7 +68,7 @@ impl Engine {
         if eg.arrivals_queued == 0 {
             if let Some(next) = net.flights.front(&eg.flight) {
                 eg.arrivals_queued = 1;
-                let ev = Event::Arrive { from, slot: eg.flight.head_slot(), to: eg.to };
+                let ev = Event::Arrive { from, hint: ArrivalHint::new(eg.flight.head_slot(), eg.to) };
                 self.queue.schedule_keyed_irregular(next.arrival, next.seq, ev);
             }
         }
@@ -389,7 +393,7 @@ impl Engine {
             let seq = self.queue.take_seq();
             let all_queued = eg.arrivals_queued as usize == eg.flight.len();
             net.flights.push_back(&mut eg.flight, t, seq, p);
-            let ev = Event::Arrive { from: face, slot: eg.flight.tail_slot(), to: eg.to };
+            let ev = Event::Arrive { from: face, hint: ArrivalHint::new(eg.flight.tail_slot(), eg.to) };
             if eg.flight.len() == 1 {
                 eg.arrivals_queued = 1;
                 self.queue.schedule_keyed(t, seq, ev);
