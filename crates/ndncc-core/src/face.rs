@@ -18,8 +18,8 @@ use crate::queue::QueueDisc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaceKind {
     /// `peer` is the face at the link's far end and `peer_node` that face's node, where the
-    /// packets this face sends arrive (kept here so that a look ahead at an arrival finds the
-    /// node without reading the far face).
+    /// packets this face sends arrive (kept here so that finding it reads only this face; the
+    /// egress keeps a copy for the arrivals it schedules, `Egress::to`).
     Link {
         link: LinkId,
         peer: FaceId,

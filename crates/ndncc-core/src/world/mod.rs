@@ -74,7 +74,6 @@ pub enum Event {
     /// left); the event queue holds the arrivals of its first few, at least the head's (see
     /// `Engine::transmit`).
     ///
-    ///
     /// `hint` is where the look ahead finds that packet (its slot in the pool) and the node it
     /// arrives at, so that it need not read the face first (`World::prefetch_next`): written as
     /// the arrival is scheduled and read for nothing else.

@@ -262,7 +262,8 @@ fn prefetching_changes_nothing_in_a_large_tree() {
     assert!(net.prefetch_buckets, "{bytes} bytes of tables are above {}", bytes - 1);
     net.update_bucket_prefetch(usize::MAX);
     assert!(net.prefetch_buckets, "once above, always above");
-    // The look ahead finds an arrival's node from the sending face alone.
+    // Each link face names its peer's node as its far node (the builder copies it into the
+    // egress, whence the arrivals' hints take it).
     for f in &fast.net.faces {
         if let crate::face::FaceKind::Link { peer, peer_node, .. } = f.kind {
             assert_eq!(
