@@ -182,6 +182,34 @@ impl ModuleSlot {
     }
 }
 
+/// A node's modules, in the order they were added: boxed, since most nodes of a large world
+/// have none, and every packet a node forwards checks whether it has any. In the 8 bytes of a
+/// pointer rather than a `Vec`'s 24, what forwarding reads of a node fits four cache lines.
+#[derive(Default)]
+#[allow(clippy::box_collection, reason = "the box is the point: a pointer of 8 bytes, none when empty")]
+pub struct Modules(Option<Box<Vec<ModuleSlot>>>);
+
+impl Modules {
+    pub fn push(&mut self, slot: ModuleSlot) {
+        self.0.get_or_insert_with(Box::default).push(slot);
+    }
+}
+
+impl std::ops::Deref for Modules {
+    type Target = [ModuleSlot];
+    #[inline(always)]
+    fn deref(&self) -> &[ModuleSlot] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl std::ops::DerefMut for Modules {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [ModuleSlot] {
+        self.0.as_deref_mut().map_or(&mut [], Vec::as_mut_slice)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::testkit::{two_nodes, with_ctx, A_TO_B};

@@ -195,7 +195,7 @@ impl WorldBuilder {
             pit: Pit::default(),
             cs: None,
             strategy: AnyStrategy::BestRoute(crate::forwarder::strategy::BestRoute::default()),
-            modules: Vec::new(),
+            modules: Default::default(),
             ip: None,
             clock_tick: SimDuration::ZERO,
             clock_phase: SimDuration::ZERO,

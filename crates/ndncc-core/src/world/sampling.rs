@@ -166,7 +166,7 @@ impl Engine {
             let n = &net.nodes[id.idx()];
             out.clear();
             n.strategy.get_ref().sample(&mut out);
-            for m in &n.modules {
+            for m in n.modules.iter() {
                 m.module.sample(&mut out);
             }
             for &(metric, face, value) in &out {

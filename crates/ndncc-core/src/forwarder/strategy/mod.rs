@@ -153,10 +153,17 @@ pub enum AnyStrategy {
     Pcon(Box<PconStrategy>),
     Pi(Box<Pi>),
     Cf(Box<Cf>),
-    Custom(Box<dyn Strategy>),
+    /// A strategy of a plug-in's own (`AnyStrategy::custom`): behind a second box, whose
+    /// pointer is 8 bytes where a trait object's is 16, so that every node's strategy is 16
+    /// bytes and what forwarding reads of a node fits four cache lines.
+    Custom(Box<Box<dyn Strategy>>),
 }
 
 impl AnyStrategy {
+    /// A strategy of a plug-in's own.
+    pub fn custom(strategy: Box<dyn Strategy>) -> AnyStrategy {
+        AnyStrategy::Custom(Box::new(strategy))
+    }
     /// Whether `sample` may give values: not for the built-in strategies that keep nothing to
     /// record, so a run need not visit their nodes at every sample.
     pub fn may_sample(&self) -> bool {
@@ -170,7 +177,7 @@ impl AnyStrategy {
             AnyStrategy::Pcon(s) => s.as_ref(),
             AnyStrategy::Pi(s) => s.as_ref(),
             AnyStrategy::Cf(s) => s.as_ref(),
-            AnyStrategy::Custom(s) => s.as_ref(),
+            AnyStrategy::Custom(s) => s.as_ref().as_ref(),
         }
     }
     /// The hooks every packet calls, on the strategy as its own type: a built-in's hook is a
@@ -200,7 +207,40 @@ impl AnyStrategy {
             AnyStrategy::Pcon(s) => s.as_mut(),
             AnyStrategy::Pi(s) => s.as_mut(),
             AnyStrategy::Cf(s) => s.as_mut(),
-            AnyStrategy::Custom(s) => s.as_mut(),
+            AnyStrategy::Custom(s) => s.as_mut().as_mut(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every node keeps a strategy among the lines forwarding reads: 16 bytes, a plug-in's
+    /// behind a thin pointer.
+    #[test]
+    fn a_strategy_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<AnyStrategy>(), 16);
+    }
+
+    /// A plug-in's strategy, installed with `AnyStrategy::custom`, is the one called.
+    #[test]
+    fn a_custom_strategy_is_reached_through_either_reference() {
+        struct Mine(f64);
+        impl Strategy for Mine {
+            fn name(&self) -> &'static str {
+                "mine"
+            }
+            fn choose(&mut self, _ctx: &mut StrategyCtx, _ev: &InterestEvent, _out: &mut FaceList) {}
+            fn sample(&self, out: &mut Vec<(&'static str, Option<FaceId>, f64)>) {
+                out.push(("value", None, self.0));
+            }
+        }
+        let mut s = AnyStrategy::custom(Box::new(Mine(2.5)));
+        let mut out = Vec::new();
+        assert_eq!(s.get_ref().name(), "mine");
+        s.get().sample(&mut out);
+        assert_eq!(out, [("value", None, 2.5)]);
+        assert!(s.may_sample());
     }
 }
