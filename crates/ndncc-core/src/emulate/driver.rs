@@ -109,7 +109,7 @@ impl Driver {
         stop: Arc<AtomicBool>,
         rng: SimRng,
     ) -> Driver {
-        let node_names = world.net.nodes.iter().map(|n| n.name.to_string()).collect();
+        let node_names = world.net.node_names.iter().map(|n| n.to_string()).collect();
         Driver {
             world,
             bridge,

@@ -145,7 +145,7 @@ fn wait_for_real_producers(
     let mut waiting = Vec::new();
     for spec in scenario.apps.values() {
         let crate::scenario::AppSpec::Consumer(c) = spec else { continue };
-        let Some(node) = world.net.nodes.iter().find(|n| n.name == c.node).map(|n| n.id) else { continue };
+        let Some(node) = world.net.node_by_name(&c.node) else { continue };
         let Some(name) = world.net.names.get(&c.prefix) else { continue };
         let net = &mut world.net;
         if net.nodes[node.idx()].fib.lookup(name, &net.names).is_some() {
@@ -175,7 +175,7 @@ impl Emulation {
         let bridge = Bridge::new(specs.len() * opts.connections);
         let mut slots = Vec::new();
         for (j, spec) in specs.iter().enumerate() {
-            let node = world.net.nodes.iter().find(|n| n.name == spec.node).map(|n| n.id);
+            let node = world.net.node_by_name(&spec.node);
             let Some(node) = node else { return Err(Error::Face(format!("no node {}", spec.node))) };
             for k in 0..opts.connections {
                 let slot = slots.len();

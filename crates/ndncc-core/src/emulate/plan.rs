@@ -43,7 +43,7 @@ impl RoutePlan {
     /// (whose drawn link delays the delay metric reads).
     pub fn new(scenario: &Scenario, seed: u64, world: &World, origins: &[NodeId]) -> RoutePlan {
         let scenario = scenario.draw_link_values(seed);
-        let node = |name: &str| world.net.nodes.iter().find(|n| n.name == name).map(|n| n.id);
+        let node = |name: &str| world.net.node_by_name(name);
         let mut edges = Vec::new();
         for link in scenario.links.values() {
             let ends = node(&link.endpoints[0]).zip(node(&link.endpoints[1]));

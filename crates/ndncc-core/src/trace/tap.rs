@@ -86,7 +86,7 @@ impl PcapTap {
                 faces.push(None);
                 continue;
             };
-            let (me, them) = (&net.nodes[face.node.idx()].name, &net.nodes[peer_node.idx()].name);
+            let (me, them) = (net.node_name(face.node), net.node_name(peer_node));
             if !spec.faces.includes(me, them) {
                 faces.push(None);
                 continue;

@@ -187,9 +187,9 @@ impl WorldBuilder {
     pub fn add_node(&mut self, name: &str) -> NodeId {
         let id = NodeId(self.net.nodes.len() as u32);
         self.node_index.entry(name.to_owned()).or_insert(id);
+        self.net.node_names.push(name.into());
         self.net.nodes.push(Node {
             id,
-            name: name.into(),
             faces: smallvec::SmallVec::new(),
             fib: Fib::default(),
             pit: Pit::default(),
@@ -229,7 +229,7 @@ impl WorldBuilder {
     /// `module:NODE:INDEX`.
     pub fn add_module(&mut self, node: NodeId, m: Box<dyn RouterModule>) {
         let n = &mut self.net.nodes[node.idx()];
-        let rng = stream(self.seed, &format!("module:{}:{}", n.name, n.modules.len()));
+        let rng = stream(self.seed, &format!("module:{}:{}", self.net.node_names[node.idx()], n.modules.len()));
         n.modules.push(ModuleSlot::new(m, rng));
     }
 
@@ -320,10 +320,10 @@ impl WorldBuilder {
         if a == b {
             return Err(BuilderError::SameEnds {
                 link: name.to_owned(),
-                node: self.net.nodes[a.idx()].name.to_string(),
+                node: self.net.node_names[a.idx()].to_string(),
             });
         }
-        let (na, nb) = (self.net.nodes[a.idx()].name.clone(), self.net.nodes[b.idx()].name.clone());
+        let (na, nb) = (self.net.node_names[a.idx()].clone(), self.net.node_names[b.idx()].clone());
         let mut eg_ab = self.egress(&format!("{na}->{nb}"), &ab, ba.bandwidth_bps)?;
         let mut eg_ba = self.egress(&format!("{nb}->{na}"), &ba, ab.bandwidth_bps)?;
         let id = LinkId(self.net.links.len() as u32);
@@ -563,7 +563,7 @@ impl WorldBuilder {
         let (node, face) = (self.net.apps[app.idx()].node, self.net.apps[app.idx()].face);
         let n = &mut self.net.nodes[node.idx()];
         if n.ip.as_ref().is_some_and(|ip| ip.ports.iter().any(|(p, _)| *p == port)) {
-            return Err(BuilderError::PortTaken { port, node: n.name.to_string() });
+            return Err(BuilderError::PortTaken { port, node: self.net.node_names[node.idx()].to_string() });
         }
         n.ip_mut().ports.push((port, face));
         Ok(())

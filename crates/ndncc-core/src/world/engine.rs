@@ -169,10 +169,10 @@ impl Engine {
     /// What to tell the user when simulated time stops at `t`.
     pub(super) fn stall_report(&self, net: &Network, t: SimTime, what: &str) -> String {
         let actor = match self.watchdog.last_actor {
-            Actor::Node(n) => format!("the last packet was handled by node {}", net.nodes[n.idx()].name),
+            Actor::Node(n) => format!("the last packet was handled by node {}", net.node_name(n)),
             Actor::App(a) => {
                 let slot = &net.apps[a.idx()];
-                format!("the last was app {} on node {}", slot.name, net.nodes[slot.node.idx()].name)
+                format!("the last was app {} on node {}", slot.name, net.node_name(slot.node))
             }
             Actor::None => "no component was active".to_string(),
         };

@@ -501,9 +501,9 @@ impl World {
             }
         }
         self.engine.probes.face_rows(&self.net.faces, &self.net.face_names, &self.net.apps, &mut out);
-        for n in &self.net.nodes {
+        for (n, name) in self.net.nodes.iter().zip(&self.net.node_names) {
             let c = &n.counters;
-            let mut row = |m: &str, v: f64| out.push(SummaryRow::new(&n.name, "node", m, v, Unit::Packets));
+            let mut row = |m: &str, v: f64| out.push(SummaryRow::new(name, "node", m, v, Unit::Packets));
             row("cs_hits", c.cs_hits as f64);
             row("aggregated", c.aggregated as f64);
             row("duplicates", c.duplicates as f64);

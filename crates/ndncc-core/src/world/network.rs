@@ -27,6 +27,9 @@ pub struct Network {
     /// (Names are `CompactString`s throughout the network: inline up to 24 bytes, where a
     /// `String` put each in a heap block of its own.)
     pub face_names: Vec<CompactString>,
+    /// Each node's name, by `NodeId`: only the set-up, the summary, samples and messages read
+    /// them, and in the node they took 24 of its bytes.
+    pub node_names: Vec<CompactString>,
     pub links: Vec<Link>,
     pub apps: Vec<AppSlot>,
     /// The packets on the wire of every link direction (`Egress::flight`).
@@ -100,6 +103,16 @@ impl Network {
         self.face_names.iter().position(|n| n == name).map(|i| self.faces[i].id)
     }
 
+    /// The node named `name`, by a scan of the names (for the set-up: a builder keeps an index).
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.node_names.iter().position(|n| n == name).map(|i| self.nodes[i].id)
+    }
+
+    /// The name of node `node`.
+    pub fn node_name(&self, node: NodeId) -> &str {
+        &self.node_names[node.idx()]
+    }
+
     /// The name of face `face`.
     pub fn face_name(&self, face: FaceId) -> &str {
         &self.face_names[face.idx()]
@@ -132,7 +145,7 @@ impl Network {
             pending_interests: 0,
             counters: FaceCounters::default(),
         });
-        self.face_names.push(format_compact!("{}:{name}", self.nodes[node.idx()].name));
+        self.face_names.push(format_compact!("{}:{name}", self.node_names[node.idx()]));
         self.nodes[node.idx()].faces.push(face);
         self.apps.push(AppSlot { id, name: name.into(), node, face, app, start, stop });
         (id, face)
@@ -164,12 +177,13 @@ pub struct NodeCounters {
 /// last lookup and entries), then what only some packets or the set-up and the summary read.
 /// Aligned to a cache line, the first four lines hold the first part, where the order the
 /// compiler chose spread it over eight of ten: in a large world a consumer's or a producer's
-/// node is read once a packet, and each line read is a cache miss. (Four, and eight in all,
+/// node is read once a packet, and each line read is a cache miss. (Four, and seven in all,
 /// since the PIT's inline index keeps its slot numbers as `u32` and names' two halves apart,
 /// its rare out-of-order expiry records behind a pointer and its kept Interests in a boxed
 /// slice, the FIB's last lookup in 8 bytes, modules and custom strategies behind thin
-/// pointers, the coarse clock, which timers read, among the cold fields, and only a node
-/// that IP reaches counts unroutable IP and multicast packets.)
+/// pointers, the coarse clock, which timers read, among the cold fields, its name kept by the
+/// network (`Network::node_name`), the FIB's cache of lookups in a boxed slice, and only a
+/// node that IP reaches counts unroutable IP and multicast packets.)
 #[repr(C, align(64))]
 pub struct Node {
     pub pit: Pit,
@@ -189,7 +203,6 @@ pub struct Node {
     /// Inline up to four (the 24 bytes of a `Vec`): most nodes of a large world are a host's,
     /// with a link face and an application face.
     pub faces: SmallVec<[FaceId; 4]>,
-    pub name: CompactString,
     /// Coarse clock: timers on this node fire only on the clock's edges, `clock_phase` plus
     /// multiples of this tick; zero for exact timers (a tick is above zero). Read as timers
     /// are set (a module's, a link service's, an app's, copied into its waker), not by
@@ -284,12 +297,7 @@ mod tests {
         b.add_link("consumer-1-router-1", a, c, LinkParams::new(10_000_000, delay), LinkParams::new(10_000_000, delay))
             .expect("a link");
         let w = b.build();
-        let names = w
-            .net
-            .face_names
-            .iter()
-            .chain(w.net.nodes.iter().map(|n| &n.name))
-            .chain(w.net.links.iter().map(|l| &l.name));
+        let names = w.net.face_names.iter().chain(w.net.node_names.iter()).chain(w.net.links.iter().map(|l| &l.name));
         let all: Vec<&str> = names.clone().map(|n| n.as_str()).collect();
         assert_eq!(
             all,
@@ -299,10 +307,10 @@ mod tests {
     }
 
     /// What forwarding a packet reads of a node lies in its first four cache lines, and the
-    /// node is eight lines, aligned to them.
+    /// node is seven lines, aligned to them.
     #[test]
     fn what_forwarding_reads_leads_the_node() {
-        assert_eq!(size_of::<Node>(), 512, "Node is {} bytes", size_of::<Node>());
+        assert_eq!(size_of::<Node>(), 448, "Node is {} bytes", size_of::<Node>());
         // The FIB leads with its last lookup (8 bytes) and its entries, which a lookup reads.
         let fib = offset_of!(Node, fib) + 8 + size_of::<Vec<crate::forwarder::fib::FibEntry>>();
         let hot = [fib, offset_of!(Node, cs) + 8, offset_of!(Node, pit_sweep_at) + 8, offset_of!(Node, strategy) + 16];

@@ -179,7 +179,7 @@ impl Engine {
                         }
                     }
                     None => {
-                        let ent = self.recorder.entity(&n.name);
+                        let ent = self.recorder.entity(net.node_name(id));
                         self.recorder.sample(now, ent, mid, value);
                     }
                 }

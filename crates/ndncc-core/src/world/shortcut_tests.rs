@@ -249,7 +249,7 @@ fn prefetching_changes_nothing_in_a_large_tree() {
     // The busy nodes' PITs hash, and the look ahead found their buckets.
     assert!(fast.net.prefetch_buckets, "the look ahead never found a bucket");
     for n in &fast.net.nodes {
-        assert_eq!(n.pit.is_hashed(), fast.net.pit_hashed(n.id), "node {} is marked wrong", n.name);
+        assert_eq!(n.pit.is_hashed(), fast.net.pit_hashed(n.id), "node {} is marked wrong", fast.net.node_name(n.id));
     }
     assert!(fast.net.hashed_pits.len() > 5, "only {} PITs hash", fast.net.hashed_pits.len());
     // The tables are weighed against the limit, and once above it stay so.
