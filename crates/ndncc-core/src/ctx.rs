@@ -44,8 +44,8 @@ impl WakeRequest {
 /// A component's pending wake-up. Wake-up events are cancelled lazily: each carries the
 /// generation it was scheduled under, and only the event of the current generation is wanted.
 ///
-/// Kept to 16 bytes (no `Option<SimTime>`): it sits in every app's waker, which an idle poll
-/// reads alone.
+/// Kept to 16 bytes (no `Option<SimTime>`): it sits in every module's slot. (An app's waker
+/// keeps the same three fields in a layout of its own, `world::engine::AppWaker`.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WakeSlot {
     at: SimTime,

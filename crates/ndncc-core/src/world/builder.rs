@@ -627,6 +627,7 @@ impl WorldBuilder {
             counters: RunCounters::default(),
             work: crate::ring::Ring::new(),
             wakers: Vec::new(),
+            clocks: Vec::new(),
             probes: Default::default(),
             tap_observer: None,
             sampling,

@@ -7,7 +7,7 @@ use super::effects::Effects;
 use super::sampling::Sampling;
 use super::{ip, mcast, ndn, probe, Event, Network, RunCounters, LIVENESS_WORK};
 use crate::app::{AppCtx, Application, IdlePolls};
-use crate::ctx::{NodeAction, WakeSlot};
+use crate::ctx::NodeAction;
 use crate::event_queue::EventQueue;
 use crate::ids::{AppId, FaceId, NodeId};
 use crate::module::{ModuleCtx, RouterModule};
@@ -36,59 +36,130 @@ pub(super) enum Work {
 }
 
 /// What waking an app takes, kept apart from its `AppSlot` in a small array of its own: with
-/// many consumers most wake-ups are idle polls (see `IdlePolls`), which then read one cache
-/// line here rather than the app's slot and its node's. One line exactly: aligned to it, and
-/// 64 bytes (a waker of 72 bytes spanned two lines, and a poll of a cold one missed twice).
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(align(64))]
-pub(super) struct AppWaker {
-    wake: WakeSlot,
-    /// The world ran idle polls since the app's last hook: hand it its poll clock back first.
-    polled: bool,
-    /// What the app promised as its last hook returned: wake-ups before `until` are idle polls,
-    /// which the world runs itself.
-    idle: Promise,
-    /// The clock tick of the app's node (zero: none) and its phase, copied as the run starts.
-    tick: SimDuration,
-    phase: SimDuration,
-}
-
-/// An app's promise of idle polls, or none, in the 24 bytes of an `IdlePolls` (an `Option`'s
-/// tag took the waker past a cache line). A promise until time zero covers no wake-up, as none
-/// is before it, so that is what stands for none.
+/// many consumers most wake-ups are idle polls (see `IdlePolls`), which then read 32 bytes
+/// here rather than the app's slot and its node's. Aligned to 32 bytes, two to a cache line:
+/// at 64 bytes, 10,000 consumers kept 640 kB of wakers, and nearly every idle poll waited for
+/// its waker's line. To fit, times stand for none with sentinels (no wake-up pending: the end
+/// of time; no promise: time zero, as before), the promise's period is kept in 31 bits of
+/// nanoseconds (a promise of a longer period, over 2.1 s, is not kept: the app's own hook then
+/// does what the world would have), with the bit that says polls ran beside it, and the
+/// coarse clocks of the apps' nodes, which few worlds have, lie in `Engine::clocks`.
 #[derive(Clone, Copy, Debug)]
-struct Promise(IdlePolls);
-
-impl Default for Promise {
-    fn default() -> Promise {
-        Promise::of(None)
-    }
+#[repr(C, align(32))]
+pub(super) struct AppWaker {
+    /// The pending wake-up's time; `NOT_PENDING` when none is pending.
+    at: SimTime,
+    /// The promise's poll clock.
+    next_poll: SimTime,
+    /// The promise covers wake-ups before this; zero, before every wake-up, when there is none.
+    until: SimTime,
+    /// The generation of the pending wake-up (`WakeSlot`'s, in this layout).
+    gen: u32,
+    /// The promise's poll period [ns] in the low 31 bits; the top bit (`POLLED`) set when the
+    /// world ran idle polls since the app's last hook, whose poll clock it hands back first.
+    period_polled: u32,
 }
 
-impl Promise {
-    fn of(idle: Option<IdlePolls>) -> Promise {
-        Promise(idle.unwrap_or(IdlePolls { until: SimTime::ZERO, next_poll: SimTime::ZERO, period: SimDuration::ZERO }))
-    }
-    /// The promise, unless it covers no wake-up.
-    #[inline]
-    fn get_mut(&mut self) -> Option<&mut IdlePolls> {
-        (self.0.until > SimTime::ZERO).then_some(&mut self.0)
-    }
-}
+/// No wake-up is pending: one asked for at the end of time is taken as pending already, and
+/// never scheduled (the run ends before it).
+const NOT_PENDING: SimTime = SimTime::MAX;
+/// The bit of `AppWaker::period_polled` that says polls ran.
+const POLLED: u32 = 1 << 31;
 
 impl AppWaker {
-    /// The waker of an app on `node`: nothing pending, the node's clock copied.
-    pub(super) fn on(node: &super::Node) -> AppWaker {
-        AppWaker { tick: node.clock_tick, phase: node.clock_phase, ..AppWaker::default() }
+    /// The waker of an app: nothing pending, nothing promised.
+    pub(super) fn new() -> AppWaker {
+        AppWaker { at: NOT_PENDING, next_poll: SimTime::ZERO, until: SimTime::ZERO, gen: 0, period_polled: 0 }
     }
 
-    /// Ask to be woken at `t`, on the node's clock and not before `now` (as `Node::align`):
-    /// the time and generation of the wake-up event to schedule, or `None` when one at or
-    /// before that time is pending.
+    /// A wake-up is pending.
+    #[cfg(test)]
+    fn pending(&self) -> bool {
+        self.at != NOT_PENDING
+    }
+
+    /// Ask to be woken at `t`, which is on the node's clock and not before now: the generation
+    /// of the wake-up event to schedule, or `None` when one at or before `t` is pending.
     #[inline(always)]
-    fn request(&mut self, t: SimTime, now: SimTime) -> Option<(SimTime, u32)> {
-        let t = t.max(now).ceil_to_edge(self.tick, self.phase);
-        self.wake.request(t).map(|gen| (t, gen))
+    fn request(&mut self, t: SimTime) -> Option<u32> {
+        if self.at <= t {
+            return None;
+        }
+        Some(self.rearm(t))
+    }
+
+    /// Wake at `t` under a new generation (what a due wake-up's `fire` and then `request`
+    /// come to, as an idle poll asks for the next).
+    #[inline(always)]
+    fn rearm(&mut self, t: SimTime) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        self.at = t;
+        self.gen
+    }
+
+    /// The wake-up event of generation `gen` is not the one wanted (a later request replaced it).
+    #[inline(always)]
+    fn is_stale(&self, gen: u32) -> bool {
+        self.gen != gen
+    }
+
+    /// The wake-up event of generation `gen` is due: true (and nothing pending any more) when it
+    /// is the one wanted, false for a stale one.
+    #[inline(always)]
+    fn fire(&mut self, gen: u32) -> bool {
+        if self.gen != gen {
+            return false;
+        }
+        self.at = NOT_PENDING;
+        true
+    }
+
+    /// Keep `idle` as the app's promise, or none (a period over 31 bits of nanoseconds is not
+    /// kept); polls run under the last promise are forgotten, as the app's hook took them in.
+    fn promise(&mut self, idle: Option<IdlePolls>) {
+        let kept = idle.and_then(|i| u32::try_from(i.period.nanos()).ok().filter(|&p| p < POLLED).map(|p| (i, p)));
+        (self.until, self.period_polled) = match kept {
+            Some((i, p)) => {
+                self.next_poll = i.next_poll;
+                (i.until, p)
+            }
+            None => (SimTime::ZERO, 0),
+        };
+    }
+
+    /// The promise covers a wake-up at `now`.
+    #[inline(always)]
+    fn covers(&self, now: SimTime) -> bool {
+        now < self.until
+    }
+
+    /// The world ran idle polls since the app's last hook.
+    #[inline(always)]
+    fn polled(&self) -> bool {
+        self.period_polled & POLLED != 0
+    }
+
+    /// Run an idle poll at `now`, which the promise covers: move the poll clock on, note that
+    /// polls ran, and return when to be woken next (`IdlePolls::poll`).
+    #[inline(always)]
+    fn poll(&mut self, now: SimTime) -> SimTime {
+        let period = SimDuration(u64::from(self.period_polled & !POLLED));
+        let mut idle = IdlePolls { until: self.until, next_poll: self.next_poll, period };
+        let next = idle.poll(now);
+        self.next_poll = idle.next_poll;
+        self.period_polled |= POLLED;
+        next
+    }
+
+    /// The time of a wake-up asked for at `t`: not before `now`, and on the node's clock
+    /// (`clocks`, by app; empty when no node has one), as `Node::align`.
+    #[inline(always)]
+    fn wake_time(clocks: &[(SimDuration, SimDuration)], app: AppId, t: SimTime, now: SimTime) -> SimTime {
+        let t = t.max(now);
+        match clocks.get(app.idx()) {
+            Some(&(tick, phase)) => t.ceil_to_edge(tick, phase),
+            None => t,
+        }
     }
 }
 
@@ -129,6 +200,10 @@ pub struct Engine {
     pub(super) work: Ring<Work>,
     /// How to wake each app, by app index.
     pub(super) wakers: Vec<AppWaker>,
+    /// The coarse clock (tick, phase) of each app's node, by app index, copied as the run
+    /// starts; empty when no node has one (as in most worlds), and wake-ups then read nothing
+    /// else.
+    pub(super) clocks: Vec<(SimDuration, SimDuration)>,
     /// Sojourn times per face and the flows each face carried, for the summary.
     pub(super) probes: probe::Probes,
     /// Observer of every packet event (traces, tests); `None` costs one branch per event.
@@ -193,7 +268,7 @@ impl Engine {
             Event::AppStart { app } => self.call_app(net, app, |a, ctx| a.on_start(ctx)),
             Event::AppStop { app } => self.call_app(net, app, |a, ctx| a.on_stop(ctx)),
             Event::AppWake { app, gen } => {
-                if !self.run_idle_poll_out_of_line(app, gen) && self.wakers[app.idx()].wake.fire(gen) {
+                if !self.run_idle_poll_out_of_line(app, gen) && self.wakers[app.idx()].fire(gen) {
                     self.call_app(net, app, |a, ctx| a.on_wake(ctx));
                 }
             }
@@ -236,22 +311,21 @@ impl Engine {
     pub(super) fn idle_poll(&mut self, app: AppId, gen: u32, now: SimTime) -> Poll {
         let shortcuts = self.shortcuts;
         let Some(waker) = self.wakers.get_mut(app.idx()) else { return Poll::NotIdle };
-        if waker.wake.is_stale(gen) {
+        if waker.is_stale(gen) {
             return Poll::Done;
         }
-        let Some(idle) = waker.idle.get_mut().filter(|idle| shortcuts && now < idle.until) else {
+        if !(shortcuts && waker.covers(now)) {
             return Poll::NotIdle;
-        };
-        waker.wake.fire(gen);
-        // What the app would do at this wake-up, done without reading its state.
-        let next = idle.poll(now);
-        waker.polled = true;
+        }
+        // What the app would do at this wake-up, done without reading its state: move its poll
+        // clock on and ask for the next poll. This wake-up is the one pending, so the next is
+        // always asked for (as `fire` and then `request` would).
+        let next = waker.poll(now);
+        let t = AppWaker::wake_time(&self.clocks, app, next, now);
+        let gen = waker.rearm(t);
         self.idle_polls_run += 1;
         self.watchdog.last_actor = Actor::App(app);
-        match waker.request(next, now) {
-            Some((t, gen)) => Poll::Next(t, gen),
-            None => Poll::Done,
-        }
+        Poll::Next(t, gen)
     }
 
     /// `run_idle_poll` as a call, for `handle`: inline there, a second copy of the poll made
@@ -274,15 +348,15 @@ impl Engine {
         let mut out = std::mem::take(&mut self.scratch.app_out);
         let requested = {
             let (slot, waker) = (&mut net.apps[app.idx()], &mut self.wakers[app.idx()]);
-            if std::mem::take(&mut waker.polled) {
-                if let Some(idle) = waker.idle.get_mut() {
-                    slot.app.resume_polls(idle.next_poll);
-                }
+            // Polls ran only under a promise, whose poll clock the waker keeps (`promise`
+            // below forgets that they ran).
+            if waker.polled() {
+                slot.app.resume_polls(waker.next_poll);
             }
             self.sampling.app_samples.mark(app.idx());
             let mut ctx = AppCtx::new(now, &mut out, &mut self.recorder).with_names(&net.names);
             f(slot.app.as_mut(), &mut ctx);
-            waker.idle = Promise::of(ctx.promised_idle_polls());
+            waker.promise(ctx.promised_idle_polls());
             ctx.requested_wake()
         };
         let face = net.apps[app.idx()].face;
@@ -298,9 +372,18 @@ impl Engine {
     /// Wake `app` at `t` (on its node's clock), unless it is to be woken sooner already.
     pub(super) fn schedule_app_wake(&mut self, app: AppId, t: SimTime) {
         let now = self.queue.now();
-        if let Some((t, gen)) = self.wakers[app.idx()].request(t, now) {
+        if let Some((t, gen)) = self.request_wake(app, t, now) {
             self.schedule(t, Event::AppWake { app, gen });
         }
+    }
+
+    /// Ask to wake `app` at `t`, on its node's clock and not before `now` (as `Node::align`):
+    /// the time and generation of the wake-up event to schedule, or `None` when one at or
+    /// before that time is pending.
+    #[inline(always)]
+    fn request_wake(&mut self, app: AppId, t: SimTime, now: SimTime) -> Option<(SimTime, u32)> {
+        let t = AppWaker::wake_time(&self.clocks, app, t, now);
+        self.wakers[app.idx()].request(t).map(|gen| (t, gen))
     }
 
     /// Run one hook of module `module` of `node` and carry out what it asked for.
@@ -460,10 +543,82 @@ impl Effects for Engine {
 
 #[cfg(test)]
 mod tests {
+    use super::AppWaker;
+    use crate::app::IdlePolls;
+    use crate::ctx::WakeSlot;
+    use crate::time::{SimDuration, SimTime};
+
     #[test]
-    fn an_app_waker_is_one_cache_line() {
-        assert_eq!(std::mem::size_of::<super::AppWaker>(), 64);
-        assert_eq!(std::mem::align_of::<super::AppWaker>(), 64);
+    fn an_app_waker_is_half_a_cache_line() {
+        assert_eq!(std::mem::size_of::<super::AppWaker>(), 32);
+        assert_eq!(std::mem::align_of::<super::AppWaker>(), 32);
+    }
+
+    fn promise(next_poll: u64, period: u64, until: u64) -> Option<IdlePolls> {
+        Some(IdlePolls { next_poll: SimTime(next_poll), period: SimDuration(period), until: SimTime(until) })
+    }
+
+    /// A promise is kept as given, unless its period does not fit 31 bits of nanoseconds; a
+    /// new one forgets that polls ran.
+    #[test]
+    fn a_promise_is_kept_unless_its_period_is_too_long() {
+        let mut w = AppWaker::new();
+        w.promise(promise(1_000, 50, 900_000));
+        assert!(w.covers(SimTime(0)) && w.covers(SimTime(899_999)) && !w.covers(SimTime(900_000)));
+        assert_eq!(w.poll(SimTime(1_020)), SimTime(1_050));
+        assert!(w.polled());
+        w.promise(promise(1_000, (1 << 31) - 1, 5_000));
+        assert!(w.covers(SimTime(4_999)) && !w.polled());
+        w.promise(promise(1_000, 1 << 31, 5_000));
+        assert!(!w.covers(SimTime(1_000)));
+        w.promise(None);
+        assert!(!w.covers(SimTime(0)));
+    }
+
+    proptest::proptest! {
+        /// Polls run on a kept promise move the poll clock as `IdlePolls::poll` does.
+        #[test]
+        fn polls_on_a_kept_promise_follow_idle_polls(
+            next in 0u64..1_000_000,
+            period in 1u64..100_000,
+            reach in 1u64..5_000_000,
+            steps in proptest::collection::vec(0u64..200_000, 1..40),
+        ) {
+            let given = IdlePolls { next_poll: SimTime(next), period: SimDuration(period), until: SimTime(next + reach) };
+            let (mut w, mut model) = (AppWaker::new(), given);
+            w.promise(Some(given));
+            let mut now = 0;
+            for step in steps {
+                now += step;
+                let t = SimTime(now);
+                proptest::prop_assert_eq!(w.covers(t), t < given.until);
+                if !w.covers(t) {
+                    break;
+                }
+                proptest::prop_assert_eq!(w.poll(t), model.poll(t));
+                proptest::prop_assert_eq!((w.next_poll, w.until), (model.next_poll, given.until));
+            }
+        }
+
+        /// An app's waker asks for and fires wake-ups as a `WakeSlot` does, and an idle poll's
+        /// `rearm` of a due wake-up is its `fire` and then its `request`.
+        #[test]
+        fn a_waker_wakes_as_a_wake_slot(ops in proptest::collection::vec((0u8..4, 0u64..50), 0..60)) {
+            let (mut w, mut slot) = (AppWaker::new(), WakeSlot::default());
+            for (op, x) in ops {
+                match op {
+                    0 => proptest::prop_assert_eq!(w.request(SimTime(x)), slot.request(SimTime(x))),
+                    1 => proptest::prop_assert_eq!(w.fire(x as u32 % 4), slot.fire(x as u32 % 4)),
+                    2 if w.pending() => {
+                        let due = w.gen;
+                        proptest::prop_assert!(slot.fire(due));
+                        proptest::prop_assert_eq!(Some(w.rearm(SimTime(x))), slot.request(SimTime(x)));
+                    }
+                    _ => proptest::prop_assert_eq!(w.is_stale(x as u32 % 4), slot.is_stale(x as u32 % 4)),
+                }
+                proptest::prop_assert_eq!(w.pending().then_some(w.at), slot.pending());
+            }
+        }
     }
 
     /// An arrival's hints fill what the largest event (a module's wake-up) takes anyway: an

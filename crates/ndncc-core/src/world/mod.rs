@@ -250,7 +250,13 @@ impl World {
         }
         self.engine.sampling.nodes =
             self.net.nodes.iter().filter(|n| n.strategy.may_sample() || !n.modules.is_empty()).map(|n| n.id).collect();
-        self.engine.wakers = self.net.apps.iter().map(|a| AppWaker::on(&self.net.nodes[a.node.idx()])).collect();
+        self.engine.wakers = vec![AppWaker::new(); self.net.apps.len()];
+        let clock = |a: &AppSlot| (self.net.nodes[a.node.idx()].clock_tick, self.net.nodes[a.node.idx()].clock_phase);
+        self.engine.clocks = if self.net.nodes.iter().any(|n| n.clock_tick > SimDuration::ZERO) {
+            self.net.apps.iter().map(clock).collect()
+        } else {
+            Vec::new()
+        };
     }
 
     /// Run until the end time, calling `progress(now)` about every `progress_every` of
