@@ -465,12 +465,19 @@ impl Pit {
             }
         }
         let n = self.slots.len();
-        if 8 * (self.index.len() + 1) > 7 * n {
-            // Four slots to start with (three entries, at seven eighths): most nodes of a large
-            // world are a consumer's or a producer's and hold two or three pending Interests,
-            // and sixteen slots (2.7 kB with their kept Interests) for each of them were a
-            // sixth of the memory a flow added.
-            let grown = (2 * n).max(4);
+        // A small table finds its free slots on the free list, or at the cursor when none was
+        // ever freed (its slots are taken in cursor order before any is freed), so it fills
+        // every slot before it grows; a large one keeps an eighth free for the search.
+        let (len, small) = (self.index.len(), self.index.len() < self.ring_from as usize);
+        if if small { len + 1 > n } else { 8 * (len + 1) > 7 * n } {
+            // Two slots to start with: most nodes of a large world are a consumer's or a
+            // producer's and hold one to three pending Interests (a window of two, in the
+            // scale benchmarks). Sixteen slots (2.7 kB with their kept Interests) for each were
+            // a sixth of the memory a flow added, and four, at seven eighths, 448 bytes where
+            // two pending Interests need 224.
+            let grown = (2 * n).max(2);
+            // Exactly: a vector's first allocation is of four at least.
+            self.slots.reserve_exact(grown - n);
             self.slots.resize_with(grown, || None);
             let mut interests = std::mem::take(&mut self.interests).into_vec();
             interests.resize(grown, filler);
