@@ -455,10 +455,12 @@ impl Pit {
         PitLookup { name, found: Some(PitRef { slot: i }) }
     }
     /// A free slot: the one freed last while the table is small, else the next in ring order.
-    /// The ring is kept at most seven eighths full (as the hash table is), so the search is
-    /// short; `filler` fills the kept Interests of new slots.
+    /// A large table's ring is kept at most seven eighths full (as the hash table is), so the
+    /// search is short; `filler` fills the kept Interests of new slots.
     fn free_slot(&mut self, filler: PitInterest) -> usize {
-        if self.index.len() < self.ring_from as usize {
+        let len = self.index.len();
+        let small = len < self.ring_from as usize;
+        if small {
             if let Some(i) = self.free.pop() {
                 debug_assert!(self.slots[i].is_none(), "a slot on the free list is free");
                 return i;
@@ -468,8 +470,8 @@ impl Pit {
         // A small table finds its free slots on the free list, or at the cursor when none was
         // ever freed (its slots are taken in cursor order before any is freed), so it fills
         // every slot before it grows; a large one keeps an eighth free for the search.
-        let (len, small) = (self.index.len(), self.index.len() < self.ring_from as usize);
-        if if small { len + 1 > n } else { 8 * (len + 1) > 7 * n } {
+        let full = if small { len + 1 > n } else { 8 * (len + 1) > 7 * n };
+        if full {
             // Two slots to start with: most nodes of a large world are a consumer's or a
             // producer's and hold one to three pending Interests (a window of two, in the
             // scale benchmarks). Sixteen slots (2.7 kB with their kept Interests) for each were

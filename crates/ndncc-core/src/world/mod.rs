@@ -251,9 +251,9 @@ impl World {
         self.engine.sampling.nodes =
             self.net.nodes.iter().filter(|n| n.strategy.may_sample() || !n.modules.is_empty()).map(|n| n.id).collect();
         self.engine.wakers = vec![AppWaker::new(); self.net.apps.len()];
-        let clock = |a: &AppSlot| (self.net.nodes[a.node.idx()].clock_tick, self.net.nodes[a.node.idx()].clock_phase);
-        self.engine.clocks = if self.net.nodes.iter().any(|n| n.clock_tick > SimDuration::ZERO) {
-            self.net.apps.iter().map(clock).collect()
+        let nodes = &self.net.nodes;
+        self.engine.clocks = if nodes.iter().any(|n| n.clock_tick > SimDuration::ZERO) {
+            self.net.apps.iter().map(|a| &nodes[a.node.idx()]).map(|n| (n.clock_tick, n.clock_phase)).collect()
         } else {
             Vec::new()
         };
