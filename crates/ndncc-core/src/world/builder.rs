@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::actions::Action;
 use super::dynamics::Topology;
 use super::engine::{Actor, Engine, Scratch, Watchdog};
+use super::ip_routes::{shortest_path_routes, HostSet, NodeRoutes};
 use super::sampling::{FaceMetricIds, Sampling};
 use super::{Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer;
@@ -246,11 +247,7 @@ impl WorldBuilder {
 
     /// IP route on `node`: packets for `dst` leave on `face`.
     pub fn add_ip_route(&mut self, node: NodeId, dst: NodeId, face: FaceId) {
-        let routes = &mut self.net.nodes[node.idx()].ip_mut().routes;
-        if routes.len() <= dst.idx() {
-            routes.resize(dst.idx() + 1, None);
-        }
-        routes[dst.idx()] = Some(face);
+        self.net.nodes[node.idx()].ip_mut().routes.set(dst, Some(face));
     }
 
     /// Multicast tree entry of `node` for `group`: its face towards the source (`None` on the
@@ -513,19 +510,27 @@ impl WorldBuilder {
     }
 
     /// IP routes on every node towards each of `destinations`, along shortest paths of `graph`
-    /// (whose nodes are this world's node indices and whose edges are its links, in order).
+    /// (whose nodes are this world's node indices and whose edges are its links, in order), over
+    /// the first face between a node and its next hop.
     pub fn install_ip_routes(&mut self, graph: &crate::routing::Graph, destinations: &[NodeId]) {
-        for &dst in destinations {
-            let dist = graph.distances(&[dst.idx()]);
-            for u in 0..self.net.nodes.len() {
-                if u == dst.idx() {
-                    continue;
-                }
-                if let Some(&(v, _, _)) = graph.next_hops(u, &dist, false).first() {
-                    if let Some(face) = self.face_between(NodeId(u as u32), NodeId(v as u32)) {
-                        self.add_ip_route(NodeId(u as u32), dst, face);
+        let mut hosts: Vec<usize> = destinations.iter().map(|d| d.idx()).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        let set = Arc::new(HostSet::new(&hosts));
+        let node = |u: usize| NodeId(u as u32);
+        let routes =
+            shortest_path_routes(graph, self.net.nodes.len(), &hosts, |u, v, _| self.face_between(node(u), node(v)));
+        for (u, r) in routes.into_iter().enumerate() {
+            match r {
+                Some(NodeRoutes::EveryHost(face)) => self.net.nodes[u].ip_mut().routes.set_every_host(face, &set),
+                Some(NodeRoutes::ByHost(routes)) => {
+                    for (d, face) in routes {
+                        if let Some(face) = face {
+                            self.add_ip_route(node(u), node(d), face);
+                        }
                     }
                 }
+                None => {}
             }
         }
     }

@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use super::engine::Engine;
+use super::ip_routes::{shortest_path_routes, HostSet, NodeRoutes};
 use super::{Event, Network};
 use crate::egress::Dynamics;
 use crate::face::FaceKind;
@@ -252,18 +253,27 @@ impl Engine {
                 net.nodes[node.idx()].fib.add_route(prefix, *face, *cost);
             }
         }
-        for &dst in &t.plan.ip_hosts {
-            let dist = graph.distances(&[dst]);
-            for u in 0..t.plan.nodes.min(net.nodes.len()) {
-                if u == dst {
-                    continue;
+        let hosts = &t.plan.ip_hosts;
+        if hosts.is_empty() {
+            return;
+        }
+        let set = Arc::new(HostSet::new(hosts));
+        let routes = shortest_path_routes(&graph, t.plan.nodes, hosts, |u, _, e| face_on(net, u, e));
+        for (u, r) in routes.into_iter().enumerate().take(net.nodes.len()) {
+            let table = &mut net.nodes[u].ip_mut().routes;
+            match r {
+                Some(NodeRoutes::EveryHost(face)) => table.set_every_host(face, &set),
+                Some(NodeRoutes::ByHost(routes)) => {
+                    for (d, face) in routes {
+                        table.set(NodeId(d as u32), face);
+                    }
                 }
-                let face = graph.next_hops(u, &dist, false).first().and_then(|&(_, e, _)| face_on(net, u, e));
-                let routes = &mut net.nodes[u].ip_mut().routes;
-                if routes.len() <= dst {
-                    routes.resize(dst + 1, None);
+                // No link up: no route to any host.
+                None => {
+                    for &d in hosts.iter().filter(|&&d| d != u) {
+                        table.set(NodeId(d as u32), None);
+                    }
                 }
-                routes[dst] = face;
             }
         }
     }

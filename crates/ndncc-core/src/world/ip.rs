@@ -25,7 +25,7 @@ pub fn receive(net: &mut Network, fx: &mut impl Effects, node: NodeId, in_face: 
         }
         return;
     }
-    match n.ip.as_ref().and_then(|t| t.routes.get(ip.dst.idx()).copied().flatten()) {
+    match n.ip.as_ref().and_then(|t| t.routes.get(ip.dst)) {
         // Never back where it came from: that would be a routing loop.
         Some(face) if face != in_face => forward_packet(net, fx, node, face, packet),
         _ => n.ip_mut().ip_unroutable += 1,

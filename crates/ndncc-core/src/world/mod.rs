@@ -14,6 +14,7 @@ mod effects;
 mod engine;
 mod face_samples;
 mod ip;
+pub mod ip_routes;
 mod link;
 mod mcast;
 pub mod ndn;

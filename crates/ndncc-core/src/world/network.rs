@@ -217,8 +217,8 @@ pub struct Node {
 /// NDN world forward neither, and inline its three tables took 72 bytes of every node.
 #[derive(Default)]
 pub struct NodeIp {
-    /// IP routes: the face towards each destination node, by node index.
-    pub routes: Vec<Option<FaceId>>,
+    /// IP routes: the face towards each destination node.
+    pub routes: super::ip_routes::IpRoutes,
     /// Application faces by the port their IP application listens on.
     pub ports: Vec<(u16, FaceId)>,
     /// Multicast groups this node is a tree node of.
