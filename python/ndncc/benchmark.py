@@ -104,21 +104,22 @@ def run_rounds(
     return done
 
 
-def memory_per_flow(results: list[dict]) -> dict | None:
-    """What each flow added to the peak memory [KiB], from the two largest dumbbells among
-    ``results`` (``dumbbell-N``: N consumer/producer pairs on one bottleneck): the difference of
-    their peaks over the difference of their flows, so that the interpreter and what every
-    world has cancel out. ``None`` without two dumbbells of different sizes."""
+def memory_per_flow(results: list[dict], family: str = "dumbbell") -> dict | None:
+    """What each flow added to the peak memory [KiB], from the two largest dumbbells of
+    ``family`` among ``results`` (``dumbbell-N``: N consumer/producer pairs on one bottleneck;
+    ``tcp-N``: N TCP flows on it): the difference of their peaks over the difference of their
+    flows, so that the interpreter and what every world has cancel out. ``None`` without two
+    dumbbells of different sizes."""
     sizes = {}
     for r in results:
         head, _, n = r["scenario"].partition("-")
-        if head == "dumbbell" and n.isdigit():
+        if head == family and n.isdigit():
             sizes[int(n)] = r
     if len(sizes) < 2:
         return None
     small, large = sorted(sizes)[-2:]
     kib = (sizes[large]["peak_rss_mb"] - sizes[small]["peak_rss_mb"]) * 1024 / (large - small)
-    return {"from": f"dumbbell-{small}", "to": f"dumbbell-{large}", "kib_per_flow": kib}
+    return {"from": f"{family}-{small}", "to": f"{family}-{large}", "kib_per_flow": kib}
 
 
 def _failed(what: str, child: subprocess.CompletedProcess) -> _core.InternalError:

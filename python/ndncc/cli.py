@@ -520,10 +520,11 @@ def bench(
         captions = [f"medians of {repeat} runs each"] if repeat > 1 else []
         if results:
             captions.append(f"allocator {results[0]['allocator']}")
-        per_flow = benchmark.memory_per_flow(results)
-        if per_flow is not None:
-            kib, span = per_flow["kib_per_flow"], f"{per_flow['from']} to {per_flow['to']}"
-            captions.append(f"memory per added flow {kib:.1f} KiB ({span})")
+        for family in ("dumbbell", "tcp"):
+            per_flow = benchmark.memory_per_flow(results, family)
+            if per_flow is not None:
+                kib, span = per_flow["kib_per_flow"], f"{per_flow['from']} to {per_flow['to']}"
+                captions.append(f"memory per added flow {kib:.1f} KiB ({span})")
         if captions:
             table.caption = "; ".join(captions)
         wide_console().print(table)

@@ -277,6 +277,12 @@ def test_memory_per_flow_is_the_slope_between_the_two_largest_dumbbells():
     # One dumbbell, or none, gives no slope.
     assert benchmark.memory_per_flow(results[:1] + results[2:3]) is None
     assert benchmark.memory_per_flow([]) is None
+    # TCP dumbbells are a family of their own.
+    assert benchmark.memory_per_flow(results, "tcp") is None
+    tcp = [measured("tcp-1", 6.0), measured("tcp-1000", 25.0), measured("tcp-10000", 196.0)]
+    per_flow = benchmark.memory_per_flow(results + tcp, "tcp")
+    assert per_flow is not None and (per_flow["from"], per_flow["to"]) == ("tcp-1000", "tcp-10000")
+    assert per_flow["kib_per_flow"] == pytest.approx((196.0 - 25.0) * 1024 / 9000)
 
 
 def test_a_repeated_benchmark_runs_in_rounds(monkeypatch):

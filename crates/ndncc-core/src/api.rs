@@ -275,9 +275,9 @@ mod tests {
 
     #[test]
     fn a_benchmark_without_recording_simulates_the_same_and_records_nothing() {
-        // One of each way a benchmark is built: a dumbbell and a fast flow in code, a TCP flow
-        // and a tree from scenario text.
-        for name in ["dumbbell-20", "gbps-1", "tcp-1", "tree-1111"] {
+        // One of each way a benchmark is built: a dumbbell, TCP flows and a fast flow in code,
+        // a TCP flow and a tree from scenario text.
+        for name in ["dumbbell-20", "tcp-20", "gbps-1", "tcp-1", "tree-1111"] {
             let on = bench_for(name, 0.3, On, &mut |_| true).expect("a known benchmark");
             let off = bench_for(name, 0.3, Off, &mut |_| true).expect("a known benchmark");
             assert!(on.recorded_rows > 0, "{name}");
@@ -294,8 +294,10 @@ mod tests {
             let e = bench_for("dumbbell-1", bad, On, &mut |_| true).expect_err("out of range").to_string();
             assert!(e.contains("duration must be more than 0 and at most 3600"), "{bad}: {e}");
         }
-        let e = bench_for("dumbbell-0", 1.0, On, &mut |_| true).expect_err("no such benchmark").to_string();
-        assert!(e.contains("unknown benchmark 'dumbbell-0'") && e.contains("grid-32"), "{e}");
+        for bad in ["dumbbell-0", "tcp-0", "tcp-x"] {
+            let e = bench_for(bad, 1.0, On, &mut |_| true).expect_err("no such benchmark").to_string();
+            assert!(e.contains(&format!("unknown benchmark '{bad}'")) && e.contains("grid-32"), "{e}");
+        }
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! a 50 Mbps / 10 ms bottleneck (40 ms round trip), DropTail 100 packets, 1,024-byte payload, a
 //! fixed window of 250 Interests (the 230-packet pipe plus some queue), 40 s.
 //! `dumbbell-N`: N consumer/producer pairs sharing the same bottleneck, window 300/N each.
+//! `tcp-1`, `tcp-N`: the same dumbbells carrying TCP NewReno flows instead, the workload other
+//! packet simulators are measured with (a sender and a receiver per flow, no PIT or FIB).
 //! Recording is limited to 100 ms samples, as a long sweep would use; built without recording
 //! (`standard_with(…, Recording::Off)`), the same worlds measure what that recording costs.
 
 use crate::cc::window::{FixedWindowConfig, WindowConfig};
 use crate::face_selection::FaceSelection;
 use crate::queue::{DropTailConfig, QueueConfig};
-use crate::scenario::{ConsumerSpec, ProducerSpec};
+use crate::routing::Graph;
+use crate::scenario::{ConsumerSpec, ProducerSpec, TcpSpec};
 use crate::time::SimDuration;
 use crate::units::Bytes;
 use crate::world::{LinkParams, World, WorldBuilder};
@@ -28,7 +31,10 @@ pub fn standard_names() -> Vec<String> {
 /// Every scenario `standard_for` knows, the heavy ones included (`ndncc-bench --all`).
 pub fn all_names() -> Vec<String> {
     let mut v = standard_names();
-    v.extend(["tcp-1", "dumbbell-10000", "gbps-1", "gbps-10", "tree-1111", "grid-32"].map(String::from));
+    v.extend(
+        ["tcp-1", "tcp-1000", "dumbbell-10000", "tcp-10000", "gbps-1", "gbps-10", "tree-1111", "grid-32"]
+            .map(String::from),
+    );
     v
 }
 
@@ -105,8 +111,12 @@ pub fn standard_with(name: &str, d: SimDuration, rec: Recording) -> Option<World
         "gbps-1" => Some(fast_flow(1_000_000_000, d, rec)),
         "gbps-10" => Some(fast_flow(10_000_000_000, d, rec)),
         "tree-1111" => text(tree_text(10, 3, d)),
-        "tcp-1" => text(tcp_text(d)),
         "grid-32" => text(grid_text(32, d)),
+        "tcp-1" => text(tcp_text(d)),
+        _ if name.starts_with("tcp-") => {
+            let n: usize = name.strip_prefix("tcp-")?.parse().ok()?;
+            (n > 1).then(|| tcp_dumbbell(n, d, rec))
+        }
         _ => {
             let n: usize = name.strip_prefix("dumbbell-")?.parse().ok()?;
             (n > 0).then(|| dumbbell(n, (300.0 / n as f64).max(2.0), d, 1, rec))
@@ -174,6 +184,36 @@ pub fn tcp_text(duration: SimDuration) -> String {
          delay = \"10ms\"\n[links.R2-D]\n\n[apps.tcp]\ntype = \"tcp\"\nnode = \"S\"\nto = \"D\"\nmss = \"1024B\"\n",
     );
     s
+}
+
+/// The dumbbell of `dumbbell-N` carrying `flows` TCP NewReno flows instead of its NDN pairs:
+/// sender `S<i>` beside R1, receiver `D<i>` beside R2, 1,024-byte segments and a scenario
+/// file's defaults otherwise, as `tcp-1` has. Built in code as `dumbbell` is: a file of 10,000
+/// flows recording every face for 40 s would pass the sample rows a file may ask for.
+pub fn tcp_dumbbell(flows: usize, duration: SimDuration, rec: Recording) -> World {
+    let mut b = WorldBuilder::new(1, duration);
+    b.record(rec.interval(), false, FaceSelection::All);
+    let access = LinkParams::new(100_000_000, SimDuration::from_millis(5)).with_queue(droptail(100));
+    let bottleneck = LinkParams::new(50_000_000, SimDuration::from_millis(10)).with_queue(droptail(100));
+    let (r1, r2) = (b.add_node("R1"), b.add_node("R2"));
+    b.add_link("R1-R2", r1, r2, bottleneck.clone(), bottleneck).expect("valid link");
+    // The link graph the IP routes follow: node indices as the builder numbers them.
+    let mut graph = Graph::new(2 + 2 * flows);
+    graph.add_edge(r1.idx(), r2.idx(), 1, 0);
+    let spec: TcpSpec = toml::from_str("node = \"S\"\nto = \"D\"\nmss = \"1024B\"").expect("a valid TCP flow");
+    for i in 1..=flows {
+        let (sn, dn) = (format!("S{i}"), format!("D{i}"));
+        let (s, d) = (b.add_node(&sn), b.add_node(&dn));
+        b.add_link(&format!("{sn}-R1"), s, r1, access.clone(), access.clone()).expect("valid link");
+        b.add_link(&format!("R2-{dn}"), r2, d, access.clone(), access.clone()).expect("valid link");
+        graph.add_edge(s.idx(), r1.idx(), 1, 2 * i - 1);
+        graph.add_edge(r2.idx(), d.idx(), 1, 2 * i);
+        let flow = TcpSpec { node: sn, to: dn, ..spec.clone() };
+        crate::instantiate::add_tcp_flow(&mut b, &format!("tcp{i}"), &flow).expect("nodes of the world");
+    }
+    let hosts = b.ip_hosts();
+    b.install_ip_routes(&graph, &hosts);
+    b.build()
 }
 
 /// A tree of fan-out `k` and depth `d` (1 + k + … + k^d nodes): one producer at the root,
@@ -272,4 +312,49 @@ pub fn peak_rss_mb() -> f64 {
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tcp_dumbbell`'s scenario as a file would give it.
+    fn tcp_dumbbell_text(flows: usize, duration: SimDuration) -> String {
+        let mut s = scenario_head(duration).replace("delay = \"2ms\"", "delay = \"5ms\"");
+        s.push_str("\n[nodes]\nR1 = {}\nR2 = {}\n");
+        for i in 1..=flows {
+            s.push_str(&format!("S{i} = {{}}\nD{i} = {{}}\n"));
+        }
+        s.push_str("\n[links.R1-R2]\nbandwidth = \"50Mbps\"\ndelay = \"10ms\"\n");
+        for i in 1..=flows {
+            s.push_str(&format!("[links.S{i}-R1]\n[links.R2-D{i}]\n"));
+        }
+        for i in 1..=flows {
+            s.push_str(&format!("\n[apps.tcp{i}]\ntype = \"tcp\"\nnode = \"S{i}\"\nto = \"D{i}\"\nmss = \"1024B\"\n"));
+        }
+        s
+    }
+
+    /// Built in code, the TCP dumbbell runs as its scenario file does: the same counters, the
+    /// same summary (every flow's bytes, every face's queue) and as many recorded rows.
+    #[test]
+    fn a_tcp_dumbbell_in_code_runs_as_its_scenario_file() {
+        let d = SimDuration::from_millis(1500);
+        let mut file = from_scenario(&tcp_dumbbell_text(3, d)).expect("a valid scenario");
+        let mut code = tcp_dumbbell(3, d, Recording::On);
+        for w in [&mut file, &mut code] {
+            w.run(SimDuration::ZERO, &mut |_| true);
+        }
+        assert!(code.counters().packet_hops > 1000);
+        assert_eq!(code.counters(), file.counters());
+        // A file's links and nodes are numbered in name order, so its faces come in another
+        // order: the rows are compared by what they describe.
+        let sorted = |w: &World| {
+            let mut rows = w.summary();
+            rows.sort_by(|a, b| (&a.entity, &a.metric).cmp(&(&b.entity, &b.metric)));
+            rows
+        };
+        assert_eq!(sorted(&code), sorted(&file));
+        assert_eq!(code.recorder().rows(), file.recorder().rows());
+    }
 }
