@@ -347,3 +347,27 @@ fn the_shortcuts_change_nothing_in_shipped_scenarios() {
     assert!(ran + 2 >= files.len(), "only {ran} of {} scenarios could run for 8 s", files.len());
     assert!(polls > 1000 && repeats > 100, "{polls} idle polls and {repeats} repeated samples in all");
 }
+
+/// IP applications' samples read only what their hooks change, so a quiet one's are repeated
+/// unread: TCP senders of each profile (one done with its transfer, one not yet started, one
+/// with CUBIC's own state), their receivers, and a UDP sink. They record what sampling every
+/// application at every tick records.
+#[test]
+fn quiet_ip_flows_record_what_sampling_them_records() {
+    let text = "[simulation]\nduration = \"6s\"\n\n[record]\ninterval = \"100ms\"\n\n\
+        [defaults.link]\nbandwidth = \"20Mbps\"\ndelay = \"5ms\"\nqueue = { type = \"droptail\", packets = 40 }\n\n\
+        [nodes]\nA = {}\nB = {}\nR = {}\nZ = {}\n\n\
+        [links.A-R]\n[links.B-R]\n[links.R-Z]\nbandwidth = \"10Mbps\"\n\n\
+        [apps.done]\ntype = \"tcp\"\nnode = \"A\"\nto = \"Z\"\nbytes = \"200kB\"\n\n\
+        [apps.late]\ntype = \"tcp\"\nnode = \"B\"\nto = \"Z\"\ncc = { type = \"cubic\" }\nstart = \"3s\"\n\n\
+        [apps.ns2]\ntype = \"tcp\"\nnode = \"A\"\nto = \"Z\"\nprofile = { type = \"ns2\" }\nbytes = \"100kB\"\n\n\
+        [apps.ns3]\ntype = \"tcp\"\nnode = \"B\"\nto = \"Z\"\nprofile = { type = \"ns3\" }\nstart = \"1s\"\nstop = \"2s\"\n\n\
+        [apps.cbr]\ntype = \"cbr\"\nnode = \"B\"\nto = \"Z\"\nrate = \"100kbps\"\npacket_size = \"500B\"\nstop = \"1s\"\n";
+    let (fast, _) = both(text, "ip-shortcuts.toml", &[]);
+    // 10 apps (5 sources, 5 sinks), 60 ticks: most of their samples fall while they are quiet.
+    assert!(
+        fast.engine.sampling.app_samples.repeated > 200,
+        "{} samples repeated",
+        fast.engine.sampling.app_samples.repeated
+    );
+}

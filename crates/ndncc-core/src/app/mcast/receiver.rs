@@ -131,6 +131,11 @@ impl Application for McastReceiver {
         rec.sample(now, self.me, self.ids[0], self.received as f64);
         rec.sample(now, self.me, self.ids[1], self.bytes as f64);
     }
+
+    /// Its samples (packets and bytes received) read only what its hooks change.
+    fn samples_change_only_in_hooks(&self) -> bool {
+        true
+    }
     fn summary(&self, _end: SimTime, out: &mut Vec<SummaryRow>) {
         let n = self.p.name.as_str();
         let mut row = |m: &str, v: f64, u: Unit| out.push(SummaryRow::new(n, "mcast-receiver", m, v, u));

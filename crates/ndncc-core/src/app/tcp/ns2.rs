@@ -620,6 +620,11 @@ impl Application for Ns2TcpSender {
         rec.sample(now, self.ids.me, self.ids.acked, self.bytes_acked as f64);
     }
 
+    /// Its samples (window, threshold, bytes acknowledged) read only what its hooks change.
+    fn samples_change_only_in_hooks(&self) -> bool {
+        true
+    }
+
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         let c = &self.c;
         SenderTotals {

@@ -659,6 +659,11 @@ impl Application for Ns3TcpSender {
         rec.sample(now, self.ids.me, self.ids.acked, self.board.head as f64);
     }
 
+    /// Its samples (window, threshold, bytes acknowledged) read only what its hooks change.
+    fn samples_change_only_in_hooks(&self) -> bool {
+        true
+    }
+
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         let c = &self.c;
         SenderTotals {

@@ -482,6 +482,12 @@ impl Application for TcpSender {
         crate::app::consumer::record_metrics(now, self.ids.me, rec, |out| self.control.metrics(out));
     }
 
+    /// Its samples (window, threshold, bytes acknowledged, the controller's state) read only
+    /// what its hooks change: TCP's controllers are built in and keep no clock of their own.
+    fn samples_change_only_in_hooks(&self) -> bool {
+        true
+    }
+
     fn summary(&self, end: SimTime, out: &mut Vec<SummaryRow>) {
         let c = &self.c;
         SenderTotals {
