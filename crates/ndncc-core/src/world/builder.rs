@@ -516,7 +516,7 @@ impl WorldBuilder {
         let mut hosts: Vec<usize> = destinations.iter().map(|d| d.idx()).collect();
         hosts.sort_unstable();
         hosts.dedup();
-        let set = Arc::new(HostSet::new(&hosts));
+        let set = HostSet::new(&hosts);
         let node = |u: usize| NodeId(u as u32);
         let routes =
             shortest_path_routes(graph, self.net.nodes.len(), &hosts, |u, v, _| self.face_between(node(u), node(v)));

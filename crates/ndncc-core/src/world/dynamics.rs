@@ -257,7 +257,7 @@ impl Engine {
         if hosts.is_empty() {
             return;
         }
-        let set = Arc::new(HostSet::new(hosts));
+        let set = HostSet::new(hosts);
         let routes = shortest_path_routes(&graph, t.plan.nodes, hosts, |u, _, e| face_on(net, u, e));
         for (u, r) in routes.into_iter().enumerate().take(net.nodes.len()) {
             let table = &mut net.nodes[u].ip_mut().routes;

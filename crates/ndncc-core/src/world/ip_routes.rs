@@ -12,62 +12,61 @@ use std::sync::Arc;
 use crate::ids::{FaceId, NodeId};
 use crate::routing::Graph;
 
-/// The nodes IP traffic is routed to, a bit per node.
-#[derive(Debug, PartialEq, Eq)]
-pub struct HostSet {
-    bits: Box<[u64]>,
-}
+/// The nodes IP traffic is routed to, a bit per node; shared by every node that routes to all
+/// of them over one face.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostSet(Arc<[u64]>);
 
 impl HostSet {
     pub fn new(hosts: &[usize]) -> HostSet {
         let words = hosts.iter().max().map_or(0, |&m| m / 64 + 1);
-        let mut bits = vec![0u64; words].into_boxed_slice();
+        let mut bits = vec![0u64; words];
         for &h in hosts {
             bits[h / 64] |= 1 << (h % 64);
         }
-        HostSet { bits }
+        HostSet(bits.into())
     }
 
     #[inline]
     pub fn contains(&self, node: usize) -> bool {
-        self.bits.get(node / 64).is_some_and(|w| w >> (node % 64) & 1 == 1)
+        self.0.get(node / 64).is_some_and(|w| w >> (node % 64) & 1 == 1)
     }
 
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.bits.len() * 64).filter(|&n| self.contains(n))
+        (0..self.0.len() * 64).filter(|&n| self.contains(n))
     }
 }
 
 /// A node's IP routes: the face a packet for each destination leaves on.
-#[derive(Debug)]
-pub enum IpRoutes {
+#[derive(Debug, Default)]
+pub struct IpRoutes {
     /// The face towards each destination, by node index (a router's, and what
-    /// `WorldBuilder::add_ip_route` writes).
-    ByDestination(Vec<Option<FaceId>>),
+    /// `WorldBuilder::add_ip_route` writes); empty while `every_host` stands for it.
+    by_destination: Vec<Option<FaceId>>,
     /// One face towards every host of the set: a host on a single link. Its own address is
     /// never looked up (a packet for the node is delivered before its routes are read).
-    EveryHost(FaceId, Arc<HostSet>),
-}
-
-impl Default for IpRoutes {
-    fn default() -> IpRoutes {
-        IpRoutes::ByDestination(Vec::new())
-    }
+    every_host: Option<(FaceId, HostSet)>,
 }
 
 impl IpRoutes {
-    /// The face towards `dst`, if there is a route.
+    /// The face towards `dst`, if there is a route: a router's table is read first, and a
+    /// host's shared set only where the table has none.
     #[inline]
     pub fn get(&self, dst: NodeId) -> Option<FaceId> {
-        match self {
-            IpRoutes::ByDestination(v) => v.get(dst.idx()).copied().flatten(),
-            IpRoutes::EveryHost(face, hosts) => hosts.contains(dst.idx()).then_some(*face),
-        }
+        self.by_destination.get(dst.idx()).copied().flatten().or_else(|| {
+            let (face, hosts) = self.every_host.as_ref()?;
+            hosts.contains(dst.idx()).then_some(*face)
+        })
     }
 
     /// Route packets for `dst` over `face` (none: no route).
     pub fn set(&mut self, dst: NodeId, face: Option<FaceId>) {
-        let v = self.by_destination();
+        if let Some((shared, hosts)) = self.every_host.take() {
+            for d in hosts.iter() {
+                self.set(NodeId(d as u32), Some(shared));
+            }
+        }
+        let v = &mut self.by_destination;
         if v.len() <= dst.idx() {
             if face.is_none() {
                 return;
@@ -78,13 +77,12 @@ impl IpRoutes {
     }
 
     /// Route packets for every host of `hosts` over `face`, leaving other destinations' routes.
-    pub fn set_every_host(&mut self, face: FaceId, hosts: &Arc<HostSet>) {
-        let others_unrouted = match self {
-            IpRoutes::ByDestination(v) => v.iter().enumerate().all(|(d, f)| f.is_none() || hosts.contains(d)),
-            IpRoutes::EveryHost(_, set) => Arc::ptr_eq(set, hosts) || **set == **hosts,
-        };
+    pub fn set_every_host(&mut self, face: FaceId, hosts: &HostSet) {
+        let others_unrouted = self.by_destination.iter().enumerate().all(|(d, f)| f.is_none() || hosts.contains(d))
+            && self.every_host.as_ref().is_none_or(|(_, set)| set == hosts);
         if others_unrouted {
-            *self = IpRoutes::EveryHost(face, Arc::clone(hosts));
+            self.by_destination = Vec::new();
+            self.every_host = Some((face, hosts.clone()));
         } else {
             for d in hosts.iter() {
                 self.set(NodeId(d as u32), Some(face));
@@ -92,20 +90,9 @@ impl IpRoutes {
         }
     }
 
-    /// The table by destination, made from the shared form if need be.
-    fn by_destination(&mut self) -> &mut Vec<Option<FaceId>> {
-        if let IpRoutes::EveryHost(face, hosts) = self {
-            let v = hosts.iter().fold(Vec::new(), |mut v, d| {
-                v.resize(d + 1, None);
-                v[d] = Some(*face);
-                v
-            });
-            *self = IpRoutes::ByDestination(v);
-        }
-        match self {
-            IpRoutes::ByDestination(v) => v,
-            IpRoutes::EveryHost(..) => unreachable!("made a table above"),
-        }
+    /// Whether one face and the shared set stand for the table.
+    pub fn is_shared(&self) -> bool {
+        self.every_host.is_some()
     }
 }
 
@@ -301,25 +288,25 @@ mod tests {
     /// The shared form answers as the table would, and becomes one when a route is set.
     #[test]
     fn every_host_reads_as_its_table() {
-        let hosts = Arc::new(HostSet::new(&[1, 3, 70]));
+        let hosts = HostSet::new(&[1, 3, 70]);
         let mut r = IpRoutes::default();
         r.set_every_host(FaceId(9), &hosts);
-        assert!(matches!(r, IpRoutes::EveryHost(..)));
+        assert!(r.is_shared());
         let read = |r: &IpRoutes| (0..80).map(|d| r.get(NodeId(d))).collect::<Vec<_>>();
-        let mut table = IpRoutes::ByDestination(Vec::new());
+        let mut table = IpRoutes::default();
         for d in [1, 3, 70] {
             table.set(NodeId(d), Some(FaceId(9)));
         }
         assert_eq!(read(&r), read(&table));
         r.set(NodeId(3), None);
         r.set(NodeId(75), Some(FaceId(2)));
-        assert!(matches!(r, IpRoutes::ByDestination(_)));
+        assert!(!r.is_shared());
         table.set(NodeId(3), None);
         table.set(NodeId(75), Some(FaceId(2)));
         assert_eq!(read(&r), read(&table));
         // A route to a node outside the set keeps the table: the shared form would lose it.
         r.set_every_host(FaceId(4), &hosts);
-        assert!(matches!(r, IpRoutes::ByDestination(_)));
+        assert!(!r.is_shared());
         assert_eq!(r.get(NodeId(75)), Some(FaceId(2)));
         assert_eq!(r.get(NodeId(3)), Some(FaceId(4)));
     }
