@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use super::engine::Engine;
-use super::ip_routes::{shortest_path_routes, HostSet, NodeRoutes};
+use super::ip_routes::{shortest_path_routes, HostSet};
 use super::{Event, Network};
 use crate::egress::Dynamics;
 use crate::face::FaceKind;
@@ -257,24 +257,11 @@ impl Engine {
         if hosts.is_empty() {
             return;
         }
-        let set = HostSet::new(hosts);
+        let all = HostSet::new(hosts);
         let routes = shortest_path_routes(&graph, t.plan.nodes, hosts, |u, _, e| face_on(net, u, e));
         for (u, r) in routes.into_iter().enumerate().take(net.nodes.len()) {
-            let table = &mut net.nodes[u].ip_mut().routes;
-            match r {
-                Some(NodeRoutes::EveryHost(face)) => table.set_every_host(face, &set),
-                Some(NodeRoutes::ByHost(routes)) => {
-                    for (d, face) in routes {
-                        table.set(NodeId(d as u32), face);
-                    }
-                }
-                // No link up: no route to any host.
-                None => {
-                    for &d in hosts.iter().filter(|&&d| d != u) {
-                        table.set(NodeId(d as u32), None);
-                    }
-                }
-            }
+            // Every host's route is found again: none where no path leads.
+            net.nodes[u].ip_mut().routes.replace_host_routes(&all, r);
         }
     }
 

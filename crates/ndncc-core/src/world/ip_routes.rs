@@ -3,7 +3,8 @@
 //! A table by destination node costs a word per node of the world on every node that has one,
 //! so a world of N IP hosts kept N² entries: 10,000 TCP flows (20,002 nodes) took 4.3 GB and
 //! three minutes to route. Most hosts sit on one link, and reach every other host through it;
-//! such a host keeps that one face and the world's shared set of hosts instead. The routes are
+//! such a host keeps that one face and the set of hosts it reaches, shared by every leaf of its
+//! part of the graph (all of the world's hosts but after a failure), instead. The routes are
 //! the same as a table would hold: for each host, the first of its cheapest next hops (ties by
 //! link index), and none where no path leads.
 
@@ -90,6 +91,38 @@ impl IpRoutes {
         }
     }
 
+    /// No route towards any host of `hosts` (other destinations keep theirs).
+    pub fn unroute(&mut self, hosts: &HostSet) {
+        if self.every_host.as_ref().is_some_and(|(_, set)| set.iter().all(|d| hosts.contains(d))) {
+            self.every_host = None;
+        }
+        if self.every_host.is_some() {
+            for d in hosts.iter() {
+                self.set(NodeId(d as u32), None);
+            }
+        }
+        for (d, f) in self.by_destination.iter_mut().enumerate() {
+            if hosts.contains(d) {
+                *f = None;
+            }
+        }
+    }
+
+    /// Replace the routes towards every host of `all` with `routes` (as `shortest_path_routes`
+    /// found them for this node); other destinations keep theirs.
+    pub fn replace_host_routes(&mut self, all: &HostSet, routes: Option<NodeRoutes>) {
+        self.unroute(all);
+        match routes {
+            Some(NodeRoutes::EveryHost(face, set)) => self.set_every_host(face, &set),
+            Some(NodeRoutes::ByHost(routes)) => {
+                for (d, face) in routes.into_iter().filter(|(_, f)| f.is_some()) {
+                    self.set(NodeId(d as u32), face);
+                }
+            }
+            None => {}
+        }
+    }
+
     /// Whether one face and the shared set stand for the table.
     pub fn is_shared(&self) -> bool {
         self.every_host.is_some()
@@ -99,8 +132,9 @@ impl IpRoutes {
 /// One node's routes towards the hosts, as `shortest_path_routes` finds them.
 #[derive(Debug, PartialEq, Eq)]
 pub enum NodeRoutes {
-    /// The same face towards every host but the node itself.
-    EveryHost(FaceId),
+    /// The same face towards every host of the set but the node itself (the hosts of its part
+    /// of the graph, a set shared by the part's leaves), none towards the others.
+    EveryHost(FaceId, HostSet),
     /// The route towards each host but the node itself, by host (none where no path leads or
     /// the next hop has no face).
     ByHost(Vec<(usize, Option<FaceId>)>),
@@ -132,19 +166,24 @@ pub fn shortest_path_routes(
         hosts_in[part[h]] += 1;
     }
     let mut out: Vec<Option<NodeRoutes>> = (0..nodes).map(|_| None).collect();
-    // Leaves: one face towards every host of their part.
+    // Leaves: one face towards every host of their part, the part's set made once.
+    let mut part_hosts: Vec<Option<HostSet>> = vec![None; nodes];
     for (u, routes) in out.iter_mut().enumerate() {
         let Some((v, _, e)) = leaf(u) else { continue };
         let own = usize::from(hosts.binary_search(&u).is_ok());
-        let f = face(u, v, e);
-        *routes = match f {
-            Some(f) if hosts_in[part[u]] == hosts.len() => Some(NodeRoutes::EveryHost(f)),
-            _ => (hosts.len() > own).then(|| {
-                NodeRoutes::ByHost(
-                    hosts.iter().filter(|&&d| d != u).map(|&d| (d, f.filter(|_| part[d] == part[u]))).collect(),
-                )
-            }),
-        };
+        if hosts_in[part[u]] <= own {
+            continue;
+        }
+        *routes = Some(match face(u, v, e) {
+            Some(f) => {
+                let set = part_hosts[part[u]].get_or_insert_with(|| {
+                    let mine: Vec<usize> = hosts.iter().copied().filter(|&d| part[d] == part[u]).collect();
+                    HostSet::new(&mine)
+                });
+                NodeRoutes::EveryHost(f, set.clone())
+            }
+            None => NodeRoutes::ByHost(hosts.iter().filter(|&&d| d != u).map(|&d| (d, None)).collect()),
+        });
     }
     // Every other node: a Dijkstra from each node leaves hang on and from each host that is
     // not a leaf, for the hosts it stands for. A leaf host's distances are its neighbour's
@@ -238,7 +277,9 @@ mod tests {
 
     fn expand(r: &Option<NodeRoutes>, hosts: &[usize], u: usize) -> Vec<(usize, Option<FaceId>)> {
         match r {
-            Some(NodeRoutes::EveryHost(f)) => hosts.iter().filter(|&&d| d != u).map(|&d| (d, Some(*f))).collect(),
+            Some(NodeRoutes::EveryHost(f, set)) => {
+                hosts.iter().filter(|&&d| d != u).map(|&d| (d, set.contains(d).then_some(*f))).collect()
+            }
             Some(NodeRoutes::ByHost(v)) => v.clone(),
             None => hosts.iter().filter(|&&d| d != u).map(|&d| (d, None)).collect(),
         }
@@ -260,8 +301,23 @@ mod tests {
             let hosts: Vec<usize> = (0..nodes).filter(|&n| host_bits >> n & 1 == 1).collect();
             let routes = shortest_path_routes(&g, nodes, &hosts, face);
             prop_assert_eq!(routes.len(), nodes);
-            for (u, r) in routes.iter().enumerate() {
-                prop_assert_eq!(expand(r, &hosts, u), per_host(&g, &hosts, u), "node {}", u);
+            let all = HostSet::new(&hosts);
+            for (u, r) in routes.into_iter().enumerate() {
+                let expected = per_host(&g, &hosts, u);
+                prop_assert_eq!(expand(&r, &hosts, u), expected.clone(), "node {}", u);
+                // Put in a table that held other routes (as after a failure), the hosts'
+                // routes are the new ones and a non-host destination keeps its own.
+                let mut table = IpRoutes::default();
+                for d in 0..nodes {
+                    table.set(NodeId(d as u32), Some(FaceId(9_999 + d as u32)));
+                }
+                table.replace_host_routes(&all, r);
+                for &(d, f) in &expected {
+                    prop_assert_eq!(table.get(NodeId(d as u32)), f, "node {} to host {}", u, d);
+                }
+                for d in (0..nodes).filter(|d| !all.contains(*d)) {
+                    prop_assert_eq!(table.get(NodeId(d as u32)), Some(FaceId(9_999 + d as u32)));
+                }
             }
         }
     }
@@ -276,13 +332,23 @@ mod tests {
         }
         let hosts = [0, 1, 4, 5];
         let routes = shortest_path_routes(&g, 6, &hosts, face);
-        assert_eq!(routes[0], Some(NodeRoutes::EveryHost(FaceId(0))));
-        assert_eq!(routes[5], Some(NodeRoutes::EveryHost(FaceId(4 * 64 + 5))));
+        let all = HostSet::new(&hosts);
+        assert_eq!(routes[0], Some(NodeRoutes::EveryHost(FaceId(0), all.clone())));
+        assert_eq!(routes[5], Some(NodeRoutes::EveryHost(FaceId(4 * 64 + 5), all)));
         let r2 = FaceId(2 * 64 + 2);
         assert_eq!(
             routes[2],
             Some(NodeRoutes::ByHost(vec![(0, Some(FaceId(2))), (1, Some(FaceId(66))), (4, Some(r2)), (5, Some(r2))]))
         );
+        // With the bottleneck down, a leaf keeps one face towards the hosts of its side, not
+        // a table: a failure does not make every host's routes grow with the world.
+        let mut cut = Graph::new(6);
+        for (e, (a, b)) in [(0, 2), (1, 2), (3, 4), (3, 5)].into_iter().enumerate() {
+            cut.add_edge(a, b, 1, e);
+        }
+        let routes = shortest_path_routes(&cut, 6, &hosts, face);
+        assert_eq!(routes[1], Some(NodeRoutes::EveryHost(FaceId(64 + 1), HostSet::new(&[0, 1]))));
+        assert_eq!(routes[4], Some(NodeRoutes::EveryHost(FaceId(2 * 64 + 4), HostSet::new(&[4, 5]))));
     }
 
     /// The shared form answers as the table would, and becomes one when a route is set.
