@@ -15,7 +15,11 @@
 //! samples are all equal; the first and last ranks are the exact minimum and maximum. The mean
 //! is exact (the sum is kept in 128 bits). Memory is 16 bytes a bucket between the smallest and
 //! the largest non-zero sample (zeros are counted apart): 3.6 kB an octave, some 7 kB for RTTs
-//! between 40 and 160 ms.
+//! between 40 and 160 ms. A histogram made `sparse` keeps only the buckets in use, 16 bytes
+//! each, until more than `FEW` are: a queue's waits are mostly a few multiples of a packet's
+//! time (a TCP sender's access link saw some nine buckets over four octaves, whose span took
+//! 8 kB of every flow). Samples then take a search rather than an index, so RTTs, which fill
+//! their span, keep it from the start.
 
 use crate::recorder::Unit;
 use crate::time::SimDuration;
@@ -27,13 +31,26 @@ const SUB: u64 = 1 << SUB_BITS;
 /// The summary rows of an RTT histogram: (metric, quantile), in milliseconds.
 pub const RTT_PERCENTILES: &[(&str, f64)] = &[("rtt_p50_ms", 0.50), ("rtt_p95_ms", 0.95), ("rtt_p99_ms", 0.99)];
 
+/// Buckets in use kept alone, before the histogram keeps their whole span.
+const FEW: usize = 64;
+/// `Histogram::first` while only the buckets in use are kept.
+const FEW_ONLY: usize = usize::MAX;
+/// In a bucket kept alone, its samples are the low bits of the count's word, its index the
+/// top ones (bucket indices are below 2^13).
+const COUNT_BITS: u32 = 48;
+const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
     /// Per bucket from `first` on: the samples in it, and the sum of their offsets from its
     /// lower bound [ns] (a float: exact up to 2^53 ns, and only ever summed in one order).
-    /// Spans only the buckets between the smallest and the largest non-zero sample.
+    /// Spans only the buckets between the smallest and the largest non-zero sample; while
+    /// `first` is `FEW_ONLY`, holds only the buckets in use, by index, each index in the top
+    /// bits of its count (`COUNT_BITS`).
     buckets: Vec<(u64, f64)>,
-    /// The bucket index of `buckets[0]`.
+    /// The bucket index of `buckets[0]`, or `FEW_ONLY`: no bucket index passes it, so that
+    /// every sample of a sparse histogram takes `make_room`'s path, and a spanning one's
+    /// `record` is what it was.
     first: usize,
     /// Samples of exactly zero (a packet that found its link idle), kept apart so that they do
     /// not stretch `buckets` down to bucket 0.
@@ -68,8 +85,15 @@ fn bounds(i: usize) -> (u64, u64) {
 }
 
 impl Histogram {
+    /// A histogram that keeps the span of its buckets from its first sample on.
     pub fn new() -> Histogram {
         Histogram::default()
+    }
+
+    /// A histogram that keeps only the buckets in use while at most `FEW` are, then their
+    /// span: the same figures, for samples that fall in few buckets.
+    pub fn sparse() -> Histogram {
+        Histogram { first: FEW_ONLY, ..Histogram::default() }
     }
 
     /// Add one sample. Always inline: faces record one per packet they send; growing the
@@ -111,6 +135,17 @@ impl Histogram {
     /// Extend `buckets` to cover bucket `b`; its index in `buckets`.
     #[cold]
     fn make_room(&mut self, b: usize) -> usize {
+        if self.first == FEW_ONLY {
+            let key = (b as u64) << COUNT_BITS;
+            match self.buckets.binary_search_by_key(&(b as u64), |&(c, _)| c >> COUNT_BITS) {
+                Ok(i) if self.buckets[i].0 & COUNT_MASK < COUNT_MASK => return i,
+                Err(i) if self.buckets.len() < FEW => {
+                    self.buckets.insert(i, (key, 0.0));
+                    return i;
+                }
+                _ => self.span(),
+            }
+        }
         if self.buckets.is_empty() {
             self.first = b;
         } else if b < self.first {
@@ -123,6 +158,32 @@ impl Histogram {
             self.buckets.resize(i + 1, (0, 0.0));
         }
         i
+    }
+
+    /// Keep the span of the buckets in use, rather than those buckets alone.
+    fn span(&mut self) {
+        let few = std::mem::take(&mut self.buckets);
+        let index = |c: u64| (c >> COUNT_BITS) as usize;
+        let (Some(lo), Some(hi)) = (few.first(), few.last()) else { return };
+        let first = index(lo.0);
+        self.buckets = vec![(0, 0.0); index(hi.0) - first + 1];
+        for (c, sum) in few {
+            self.buckets[index(c) - first] = (c & COUNT_MASK, sum);
+        }
+        self.first = first;
+    }
+
+    /// The buckets in use, in order: (index, samples, sum of offsets); a spanning histogram's
+    /// empty ones too.
+    fn in_use(&self) -> impl Iterator<Item = (usize, u64, f64)> + '_ {
+        let few = self.first == FEW_ONLY;
+        self.buckets.iter().enumerate().map(move |(i, &(c, sum))| {
+            if few {
+                ((c >> COUNT_BITS) as usize, c & COUNT_MASK, sum)
+            } else {
+                (self.first + i, c, sum)
+            }
+        })
     }
 
     /// Samples recorded.
@@ -162,10 +223,10 @@ impl Histogram {
             return Some(0.0);
         }
         let mut seen = self.zeros;
-        for (i, &(count, offsets)) in self.buckets.iter().enumerate() {
+        for (b, count, offsets) in self.in_use() {
             seen += count;
             if seen >= rank {
-                let mean_ns = bounds(self.first + i).0 as f64 + offsets / count as f64;
+                let mean_ns = bounds(b).0 as f64 + offsets / count as f64;
                 return Some(mean_ns / 1e9);
             }
         }
@@ -282,6 +343,45 @@ mod tests {
             };
             proptest::prop_assert_eq!(fields(&each), fields(&at_once));
         }
+    }
+
+    proptest::proptest! {
+        /// Kept alone while few are in use, then as their span, the buckets give every figure
+        /// a histogram that spans them from the start gives, to the bit: waits that are a few
+        /// multiples of one time (a link's packets), spread ones, and both.
+        #[test]
+        fn few_buckets_then_their_span_give_the_same_figures(
+            multiples in proptest::collection::vec((0u64..12, 0u64..3), 0..200),
+            spread in proptest::collection::vec(1u64..10_000_000_000, 0..200),
+        ) {
+            let (mut few, mut span) = (Histogram::sparse(), Histogram::new());
+            let samples = multiples.iter().map(|&(k, jitter)| 85_120 * k + jitter).chain(spread);
+            for v in samples {
+                few.record(SimDuration::from_nanos(v));
+                span.record(SimDuration::from_nanos(v));
+            }
+            let figures = |h: &Histogram| {
+                let q: Vec<Option<u64>> = (0..=200).map(|i| h.quantile_s(f64::from(i) / 200.0).map(f64::to_bits)).collect();
+                (q, h.mean_s().map(f64::to_bits), h.max_s().map(f64::to_bits), h.len())
+            };
+            proptest::prop_assert_eq!(figures(&few), figures(&span));
+        }
+    }
+
+    #[test]
+    fn a_few_buckets_in_use_are_kept_alone_and_many_as_their_span() {
+        let mut h = Histogram::sparse();
+        // Waits of one to twenty packets of 85 µs: four octaves, twenty buckets.
+        for k in 1..=20u64 {
+            h.record(SimDuration::from_nanos(85_120 * k));
+        }
+        assert_eq!((h.first, h.buckets.len()), (FEW_ONLY, 20));
+        for v in 1..=100u64 {
+            h.record(SimDuration::from_micros(v * 37));
+        }
+        assert_ne!(h.first, FEW_ONLY);
+        assert_eq!(h.buckets.len(), bucket(3_700_000) - bucket(37_000) + 1);
+        assert_eq!(h.len(), 120);
     }
 
     #[test]

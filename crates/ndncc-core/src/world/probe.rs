@@ -224,7 +224,8 @@ impl Probes {
         let probe = &mut self.faces[at as usize];
         let waited = now.saturating_since(p.enqueued_at);
         if waited > SimDuration::ZERO {
-            probe.sojourn.get_or_insert_with(Box::default).record(waited);
+            // Waits are mostly a few multiples of a packet's time: few buckets in use.
+            probe.sojourn.get_or_insert_with(|| Box::new(Histogram::sparse())).record(waited);
         }
         if carries_payload(p) {
             if let Some(k) = FlowKey::of(p) {
