@@ -11,6 +11,7 @@
 
 pub mod ns2;
 pub mod ns3;
+mod out_of_order;
 pub mod receiver;
 pub mod sender;
 pub mod summary;

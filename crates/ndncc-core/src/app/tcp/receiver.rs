@@ -4,14 +4,13 @@
 //! ACK carries ECE until a segment with CWR arrives. A SYN (which only NS-2's sender sends) is
 //! answered at once with a SYN-ACK of the next byte expected.
 
-use std::collections::BTreeMap;
-
 use crate::app::{AppCtx, Application};
 use crate::ids::NodeId;
 use crate::packet::{Header, Ip, Packet, Tcp, TcpFlags, Transport};
 use crate::recorder::{EntityId, MetricId, Recorder, SummaryRow, Unit};
 use crate::time::{SimDuration, SimTime};
 
+use super::out_of_order::OutOfOrder;
 use super::sender::HEADER_BYTES;
 
 #[derive(Clone, Debug)]
@@ -31,8 +30,8 @@ pub struct TcpReceiver {
     p: TcpReceiverParams,
     /// The next byte expected: everything below it was delivered in order.
     pub(crate) rcv_nxt: u64,
-    /// Out-of-order data held: start → end, disjoint and not touching `rcv_nxt`.
-    ooo: BTreeMap<u64, u64>,
+    /// Out-of-order data held beyond a hole, by start.
+    ooo: OutOfOrder,
     /// Full segments received since the last ACK.
     unacked_segments: u32,
     delack_deadline: Option<SimTime>,
@@ -52,7 +51,7 @@ impl TcpReceiver {
         TcpReceiver {
             p,
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: OutOfOrder::default(),
             unacked_segments: 0,
             delack_deadline: None,
             echo_ece: false,
@@ -104,19 +103,11 @@ impl TcpReceiver {
         }
         if start > self.rcv_nxt {
             // Out of order: hold it and send a duplicate ACK at once.
-            let e = self.ooo.entry(start).or_insert(end);
-            *e = (*e).max(end);
+            self.ooo.insert(start, end);
             return self.send_ack(ctx);
         }
         let filled_hole = !self.ooo.is_empty();
-        self.rcv_nxt = end;
-        while let Some((&s, &e)) = self.ooo.first_key_value() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            self.ooo.pop_first();
-            self.rcv_nxt = self.rcv_nxt.max(e);
-        }
+        self.rcv_nxt = self.ooo.advance(end);
         self.last_advance = Some(ctx.now);
         if filled_hole || self.echo_ece && ce {
             return self.send_ack(ctx);
