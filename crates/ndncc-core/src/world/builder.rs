@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::actions::Action;
 use super::dynamics::Topology;
 use super::engine::{Actor, Engine, Scratch, Watchdog};
-use super::ip_routes::{shortest_path_routes, NodeRoutes};
+use super::ip_routes::shortest_path_routes;
 use super::sampling::{FaceMetricIds, Sampling};
 use super::{Link, McastRoute, Network, Node, NodeCounters, RunCounters, World};
 use crate::app::consumer;
@@ -520,16 +520,8 @@ impl WorldBuilder {
         let routes =
             shortest_path_routes(graph, self.net.nodes.len(), &hosts, |u, v, _| self.face_between(node(u), node(v)));
         for (u, r) in routes.into_iter().enumerate() {
-            match r {
-                Some(NodeRoutes::EveryHost(face, set)) => self.net.nodes[u].ip_mut().routes.set_every_host(face, &set),
-                Some(NodeRoutes::ByHost(routes)) => {
-                    for (d, face) in routes {
-                        if let Some(face) = face {
-                            self.add_ip_route(node(u), node(d), face);
-                        }
-                    }
-                }
-                None => {}
+            if let Some(r) = r {
+                self.net.nodes[u].ip_mut().routes.add_host_routes(r);
             }
         }
     }

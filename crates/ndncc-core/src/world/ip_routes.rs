@@ -62,11 +62,7 @@ impl IpRoutes {
 
     /// Route packets for `dst` over `face` (none: no route).
     pub fn set(&mut self, dst: NodeId, face: Option<FaceId>) {
-        if let Some((shared, hosts)) = self.every_host.take() {
-            for d in hosts.iter() {
-                self.set(NodeId(d as u32), Some(shared));
-            }
-        }
+        self.write_out_shared();
         let v = &mut self.by_destination;
         if v.len() <= dst.idx() {
             if face.is_none() {
@@ -91,15 +87,21 @@ impl IpRoutes {
         }
     }
 
-    /// No route towards any host of `hosts` (other destinations keep theirs).
-    pub fn unroute(&mut self, hosts: &HostSet) {
-        if self.every_host.as_ref().is_some_and(|(_, set)| set.iter().all(|d| hosts.contains(d))) {
-            self.every_host = None;
-        }
-        if self.every_host.is_some() {
+    /// The shared form written out as the table it stands for.
+    fn write_out_shared(&mut self) {
+        if let Some((face, hosts)) = self.every_host.take() {
             for d in hosts.iter() {
-                self.set(NodeId(d as u32), None);
+                self.set(NodeId(d as u32), Some(face));
             }
+        }
+    }
+
+    /// No route towards any host of `hosts` (other destinations keep theirs).
+    fn unroute(&mut self, hosts: &HostSet) {
+        match &self.every_host {
+            Some((_, set)) if set.iter().all(|d| hosts.contains(d)) => self.every_host = None,
+            Some(_) => self.write_out_shared(),
+            None => {}
         }
         for (d, f) in self.by_destination.iter_mut().enumerate() {
             if hosts.contains(d) {
@@ -108,18 +110,25 @@ impl IpRoutes {
         }
     }
 
-    /// Replace the routes towards every host of `all` with `routes` (as `shortest_path_routes`
-    /// found them for this node); other destinations keep theirs.
-    pub fn replace_host_routes(&mut self, all: &HostSet, routes: Option<NodeRoutes>) {
-        self.unroute(all);
+    /// Add the routes `shortest_path_routes` found for this node (those it found none for are
+    /// left as they are).
+    pub fn add_host_routes(&mut self, routes: NodeRoutes) {
         match routes {
-            Some(NodeRoutes::EveryHost(face, set)) => self.set_every_host(face, &set),
-            Some(NodeRoutes::ByHost(routes)) => {
+            NodeRoutes::EveryHost(face, set) => self.set_every_host(face, &set),
+            NodeRoutes::ByHost(routes) => {
                 for (d, face) in routes.into_iter().filter(|(_, f)| f.is_some()) {
                     self.set(NodeId(d as u32), face);
                 }
             }
-            None => {}
+        }
+    }
+
+    /// Replace the routes towards every host of `all` with `routes` (as `shortest_path_routes`
+    /// found them for this node); other destinations keep theirs.
+    pub fn replace_host_routes(&mut self, all: &HostSet, routes: Option<NodeRoutes>) {
+        self.unroute(all);
+        if let Some(routes) = routes {
+            self.add_host_routes(routes);
         }
     }
 
@@ -174,15 +183,13 @@ pub fn shortest_path_routes(
         if hosts_in[part[u]] <= own {
             continue;
         }
-        *routes = Some(match face(u, v, e) {
-            Some(f) => {
-                let set = part_hosts[part[u]].get_or_insert_with(|| {
-                    let mine: Vec<usize> = hosts.iter().copied().filter(|&d| part[d] == part[u]).collect();
-                    HostSet::new(&mine)
-                });
-                NodeRoutes::EveryHost(f, set.clone())
-            }
-            None => NodeRoutes::ByHost(hosts.iter().filter(|&&d| d != u).map(|&d| (d, None)).collect()),
+        // Without a face on its link, a leaf has no route at all.
+        *routes = face(u, v, e).map(|f| {
+            let set = part_hosts[part[u]].get_or_insert_with(|| {
+                let mine: Vec<usize> = hosts.iter().copied().filter(|&d| part[d] == part[u]).collect();
+                HostSet::new(&mine)
+            });
+            NodeRoutes::EveryHost(f, set.clone())
         });
     }
     // Every other node: a Dijkstra from each node leaves hang on and from each host that is
