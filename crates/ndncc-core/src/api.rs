@@ -221,8 +221,11 @@ pub fn bench_for(
         return Err(bad(format!("duration must be more than 0 and at most {max} simulated seconds, not {seconds}")));
     }
     let t_setup = Instant::now();
-    let mut world = crate::bench::standard_with(name, SimDuration::from_secs_f64(seconds), rec)
-        .ok_or_else(|| bad(format!("unknown benchmark '{name}' (known: {})", bench_all_names().join(", "))))?;
+    let mut world = crate::bench::standard_with(name, SimDuration::from_secs_f64(seconds), rec).ok_or_else(|| {
+        let known = bench_all_names().join(", ");
+        let most = crate::bench::MAX_FLOWS;
+        bad(format!("unknown benchmark '{name}' (known: {known}; dumbbell-N and tcp-N for N up to {most})"))
+    })?;
     let setup = t_setup.elapsed().as_secs_f64();
     let faults = crate::bench::page_faults();
     let t0 = Instant::now();
@@ -294,7 +297,7 @@ mod tests {
             let e = bench_for("dumbbell-1", bad, On, &mut |_| true).expect_err("out of range").to_string();
             assert!(e.contains("duration must be more than 0 and at most 3600"), "{bad}: {e}");
         }
-        for bad in ["dumbbell-0", "tcp-0", "tcp-x"] {
+        for bad in ["dumbbell-0", "tcp-0", "tcp-x", "dumbbell-100001", "tcp-100001"] {
             let e = bench_for(bad, 1.0, On, &mut |_| true).expect_err("no such benchmark").to_string();
             assert!(e.contains(&format!("unknown benchmark '{bad}'")) && e.contains("grid-32"), "{e}");
         }

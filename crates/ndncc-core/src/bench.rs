@@ -98,6 +98,10 @@ pub const STANDARD_SECONDS: f64 = 40.0;
 /// time per simulated minute).
 pub const MAX_SECONDS: f64 = 3600.0;
 
+/// The most pairs or flows `dumbbell-N` and `tcp-N` take: some 2 GB of world, where a larger
+/// N would only exhaust memory.
+pub const MAX_FLOWS: usize = 100_000;
+
 /// Build a standard scenario by name, simulating `d`, recording as a sweep would.
 pub fn standard_for(name: &str, d: SimDuration) -> Option<World> {
     standard_with(name, d, Recording::On)
@@ -115,11 +119,11 @@ pub fn standard_with(name: &str, d: SimDuration, rec: Recording) -> Option<World
         "tcp-1" => text(tcp_text(d)),
         _ if name.starts_with("tcp-") => {
             let n: usize = name.strip_prefix("tcp-")?.parse().ok()?;
-            (n > 1).then(|| tcp_dumbbell(n, d, rec))
+            (2..=MAX_FLOWS).contains(&n).then(|| tcp_dumbbell(n, d, rec))
         }
         _ => {
             let n: usize = name.strip_prefix("dumbbell-")?.parse().ok()?;
-            (n > 0).then(|| dumbbell(n, (300.0 / n as f64).max(2.0), d, 1, rec))
+            (1..=MAX_FLOWS).contains(&n).then(|| dumbbell(n, (300.0 / n as f64).max(2.0), d, 1, rec))
         }
     }
 }
